@@ -1,0 +1,59 @@
+/*
+ * base_config.h - the DSM_* environment, parsed and validated once.
+ * Layer: base.  dsm_config_load is called at start-up (not thread-safe);
+ * dsm_config() may then be read from anywhere, the fault handler included.
+ * Every variable is documented with its default in doc/usage.md.
+ */
+#ifndef BASE_CONFIG_H
+#define BASE_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dsm.h"
+
+typedef enum dsm_stats_mode {
+    DSM_STATS_OFF = 0,
+    DSM_STATS_TEXT,
+    DSM_STATS_JSON,
+} dsm_stats_mode_t;
+
+#define DSM_TOKEN_MAX 128
+#define DSM_HOST_MAX 256
+
+typedef struct dsm_config {
+    int rank;                      /* DSM_RANK, default 0 */
+    int size;                      /* DSM_SIZE, default 1 */
+    int threads;                   /* DSM_THREADS, default 1 */
+    char rendezvous_host[DSM_HOST_MAX]; /* DSM_RENDEZVOUS host part */
+    uint16_t rendezvous_port;      /* DSM_RENDEZVOUS port part */
+    int rendezvous_fd;             /* DSM_RENDEZVOUS_FD: listening socket, -1 */
+    char token[DSM_TOKEN_MAX];     /* DSM_TOKEN, or read from DSM_TOKEN_FILE */
+    uintptr_t region_base;         /* DSM_REGION_BASE */
+    size_t region_size;            /* DSM_REGION_SIZE */
+    size_t stack_size;             /* DSM_STACK_SIZE: sharable main stack */
+    dsm_stats_mode_t stats;        /* DSM_STATS: 0, 1, json */
+    char stats_file[256];          /* DSM_STATS_FILE, "" = stderr/stdout */
+    unsigned timeout_ms;           /* DSM_TIMEOUT in seconds, stored in ms */
+    int progress_thread;           /* DSM_PROGRESS_THREAD: 1 */
+} dsm_config_t;
+
+#define DSM_DEFAULT_REGION_BASE ((uintptr_t)0x200000000000ull)
+#define DSM_DEFAULT_REGION_SIZE ((size_t)16 << 30)
+#define DSM_DEFAULT_STACK_SIZE  ((size_t)64 << 20)
+#define DSM_DEFAULT_TIMEOUT_S   120u
+
+/* Parse the environment into the process-wide configuration. */
+dsm_status_t dsm_config_load(void);
+const dsm_config_t *dsm_config(void);
+
+/* Parsing helpers shared with the launcher.  Each accepts the whole string
+ * only (no trailing garbage), returns DSM_ERR_INVALID otherwise. */
+dsm_status_t dsm_parse_u64(const char *text, uint64_t *out);
+dsm_status_t dsm_parse_size(const char *text, uint64_t *out); /* K/M/G/T */
+dsm_status_t dsm_parse_int_range(const char *text, long min, long max,
+                                 long *out);
+dsm_status_t dsm_parse_hostport(const char *text, char *host, size_t hostlen,
+                                uint16_t *port);
+
+#endif

@@ -1,0 +1,154 @@
+/*
+ * sys_region.c - fixed-address application view and runtime view of the
+ * sharable region, both mappings of one memfd.
+ * Layer: sys.  See sys_region.h for the calling rules.
+ */
+#include "sys_region.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "base_log.h"
+
+int dsm_sys_find_overlap(uintptr_t lo, uintptr_t hi, uintptr_t *map_lo,
+                         uintptr_t *map_hi, char *name, size_t namelen)
+{
+    FILE *maps = fopen("/proc/self/maps", "re");
+    if (!maps)
+        return 0;
+    char line[512];
+    int found = 0;
+    while (!found && fgets(line, sizeof line, maps)) {
+        uintptr_t a, b;
+        int pos = 0;
+        if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %*s %*s %*s %*s%n", &a, &b,
+                   &pos) < 2)
+            continue;
+        if (a < hi && lo < b) {
+            const char *p = line + pos;
+            while (*p == ' ')
+                p++;
+            snprintf(name, namelen, "%s", *p && *p != '\n' ? p : "anonymous");
+            name[strcspn(name, "\n")] = '\0';
+            *map_lo = a;
+            *map_hi = b;
+            found = 1;
+        }
+    }
+    fclose(maps);
+    return found;
+}
+
+static int range_valid(uintptr_t base, size_t len)
+{
+    return len && !(len % DSM_PAGE_SIZE) && !(base % DSM_PAGE_SIZE) &&
+           base + len > base;
+}
+
+dsm_status_t dsm_sys_region_create(size_t size, dsm_region_t *out)
+{
+    if (!range_valid(0, size)) {
+        dsm_log(DSM_LOG_ERROR, "sharable space of %zu bytes: the size must "
+                "be a non-zero multiple of %zu", size, DSM_PAGE_SIZE);
+        return DSM_ERR_INVALID;
+    }
+    int fd = memfd_create("dsm-region", MFD_CLOEXEC);
+    if (fd < 0) {
+        dsm_log(DSM_LOG_ERROR, "memfd_create: %s", strerror(errno));
+        return DSM_ERR_IO;
+    }
+    if (ftruncate(fd, (off_t)size) != 0) {
+        dsm_log(DSM_LOG_ERROR, "sizing the sharable space to %zu bytes: %s",
+                size, strerror(errno));
+        close(fd);
+        return DSM_ERR_NOMEM;
+    }
+    void *rt = mmap(NULL, size, PROT_READ | PROT_WRITE,
+                    MAP_SHARED | MAP_NORESERVE, fd, 0);
+    if (rt == MAP_FAILED) {
+        dsm_log(DSM_LOG_ERROR, "mapping the runtime view (%zu bytes): %s",
+                size, strerror(errno));
+        close(fd);
+        return DSM_ERR_NOMEM;
+    }
+    out->size = size;
+    out->rt = rt;
+    out->memfd = fd;
+    return DSM_OK;
+}
+
+dsm_status_t dsm_sys_region_map_window(dsm_region_t *region, uintptr_t base,
+                                       size_t len, size_t offset)
+{
+    if (!range_valid(base, len) || offset % DSM_PAGE_SIZE ||
+        offset > region->size || len > region->size - offset) {
+        dsm_log(DSM_LOG_ERROR, "sharable region 0x%" PRIxPTR "+0x%zx: base "
+                "and size must be non-zero multiples of %zu", base, len,
+                DSM_PAGE_SIZE);
+        return DSM_ERR_INVALID;
+    }
+    uintptr_t mlo, mhi;
+    char name[256];
+    if (dsm_sys_find_overlap(base, base + len, &mlo, &mhi, name,
+                             sizeof name)) {
+        dsm_log(DSM_LOG_ERROR, "sharable region [0x%" PRIxPTR ", 0x%" PRIxPTR
+                ") collides with the existing mapping [0x%" PRIxPTR ", 0x%"
+                PRIxPTR ") %s; choose another DSM_REGION_BASE or "
+                "DSM_REGION_SIZE", base, base + len, mlo, mhi, name);
+        return DSM_ERR_COLLISION;
+    }
+    void *app = mmap((void *)base, len, PROT_NONE,
+                     MAP_SHARED | MAP_FIXED_NOREPLACE | MAP_NORESERVE,
+                     region->memfd, (off_t)offset);
+    if (app == MAP_FAILED || (uintptr_t)app != base) {
+        int err = errno;
+        if (app != MAP_FAILED)
+            munmap(app, len);
+        dsm_log(DSM_LOG_ERROR, "mapping the sharable region at 0x%" PRIxPTR
+                " (size 0x%zx): %s", base, len,
+                app == MAP_FAILED ? strerror(err) : "the kernel chose "
+                "another address");
+        return app == MAP_FAILED && err == EEXIST ? DSM_ERR_COLLISION
+                                                  : DSM_ERR_IO;
+    }
+    return DSM_OK;
+}
+
+dsm_status_t dsm_sys_region_adopt_window(dsm_region_t *region, uintptr_t base,
+                                         size_t len, size_t offset)
+{
+    if (!range_valid(base, len) || offset % DSM_PAGE_SIZE ||
+        offset > region->size || len > region->size - offset)
+        return DSM_ERR_INVALID;
+    memcpy(region->rt + offset, (const void *)base, len);
+    void *app = mmap((void *)base, len, PROT_READ | PROT_WRITE,
+                     MAP_SHARED | MAP_FIXED, region->memfd, (off_t)offset);
+    if (app == MAP_FAILED) {
+        /* the old contents are gone only if mmap succeeded, so this is safe
+         * to report and continue without the window */
+        dsm_log(DSM_LOG_ERROR, "mapping sharable globals at 0x%" PRIxPTR
+                ": %s", base, strerror(errno));
+        return DSM_ERR_IO;
+    }
+    return DSM_OK;
+}
+
+void dsm_sys_region_destroy(dsm_region_t *region)
+{
+    if (!region->size)
+        return;
+    munmap(region->rt, region->size);
+    close(region->memfd);
+    memset(region, 0, sizeof *region);
+}
+
+int dsm_sys_protect(uintptr_t addr, size_t len, int prot)
+{
+    int p = prot == DSM_PROT_NONE ? PROT_NONE
+          : prot == DSM_PROT_READ ? PROT_READ : PROT_READ | PROT_WRITE;
+    return mprotect((void *)addr, len, p);
+}

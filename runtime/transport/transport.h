@@ -1,0 +1,130 @@
+/*
+ * transport.h - the transport layer: everything UCX.
+ *
+ * Layer: transport (uses base and sys).  The only layer that includes
+ * <ucp/api/ucp.h>; UCX status codes become dsm_status_t here.
+ *
+ * Entry points:
+ *   dsm_tp_init / dsm_tp_finalize   wire-up of the job's nodes and shut-down
+ *   dsm_tp_am_*                     active messages with registered handlers
+ *   dsm_tp_get / dsm_tp_put         one-sided RMA on registered segments
+ *   dsm_tp_atomic_*                 remote atomics on registered segments
+ *   dsm_tp_progress / dsm_tp_wait_* progress while a thread waits
+ *
+ * Threads: every call may be made from any application thread, from the
+ * progress thread, and from the fault handler (the faulting thread is never
+ * inside the transport when it faults, because the runtime only touches
+ * sharable memory through its always-writable view).  Active-message
+ * handlers run in whichever thread progresses the worker; they must not
+ * block, wait for a reply, or call dsm_tp_progress; they may call
+ * dsm_tp_am_send.
+ *
+ * Failure: a peer that disconnects or whose endpoint fails ends the job with
+ * a message naming it (dsm_fatal); DSM_TIMEOUT bounds every wait.
+ */
+#ifndef TRANSPORT_H
+#define TRANSPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dsm.h"
+
+/* Registered memory segments: every node registers the same segments, so a
+ * (rank, segment, offset) triple names remote memory. */
+typedef enum dsm_tp_segment {
+    DSM_TP_SEG_REGION  = 0,   /* the sharable region, runtime view */
+    DSM_TP_SEG_CONTROL = 1,   /* per-node control words (locks, counters) */
+    DSM_TP_SEG_COUNT
+} dsm_tp_segment_t;
+
+typedef struct dsm_tp_segments {
+    void  *base[DSM_TP_SEG_COUNT];   /* local address of each segment */
+    size_t size[DSM_TP_SEG_COUNT];
+} dsm_tp_segments_t;
+
+/* Wire up the job described by dsm_config(): rank 0 listens on the
+ * rendezvous address (or the inherited DSM_RENDEZVOUS_FD), the others
+ * connect and present the job token; connections with a wrong or missing
+ * token are refused and wire-up goes on.  Registers the segments, exchanges
+ * worker addresses and remote keys, connects every pair, and starts the
+ * progress thread.  With DSM_SIZE=1 it needs no network. */
+dsm_status_t dsm_tp_init(const dsm_tp_segments_t *segments);
+/* Collective: waits until every node has called it, then tears down. */
+dsm_status_t dsm_tp_finalize(void);
+
+int dsm_tp_rank(void);
+int dsm_tp_size(void);
+
+/* ---- active messages ---------------------------------------------------
+ * A handler receives the sender's rank and the payload; the payload is only
+ * valid during the call. */
+#define DSM_TP_AM_MAX_ID 64
+typedef void (*dsm_tp_am_handler_t)(int src, const void *payload,
+                                    size_t len, void *arg);
+/* Register before dsm_tp_init (ids are the same on every node). */
+dsm_status_t dsm_tp_am_register(unsigned id, dsm_tp_am_handler_t handler,
+                                void *arg);
+/* Send; returns when the payload buffer may be reused.  Delivery order
+ * between one pair of nodes is the order of the sends.  dst may be the
+ * calling rank (the handler then runs in a progress call). */
+dsm_status_t dsm_tp_am_send(int dst, unsigned id, const void *payload,
+                            size_t len);
+/* Gather variant: header and body sent as one message. */
+dsm_status_t dsm_tp_am_sendv(int dst, unsigned id, const void *hdr,
+                             size_t hdr_len, const void *body,
+                             size_t body_len);
+
+/* ---- one-sided RMA -------------------------------------------------------
+ * Blocking: returns when the data has arrived (get) or is visible at the
+ * target (put).  The local buffer may be any memory. */
+dsm_status_t dsm_tp_get(int rank, dsm_tp_segment_t seg, uint64_t offset,
+                        void *local, size_t len);
+dsm_status_t dsm_tp_put(int rank, dsm_tp_segment_t seg, uint64_t offset,
+                        const void *local, size_t len);
+/* Non-blocking put: the buffer must stay valid until dsm_tp_flush(rank). */
+dsm_status_t dsm_tp_put_nb(int rank, dsm_tp_segment_t seg, uint64_t offset,
+                           const void *local, size_t len);
+/* Complete every outstanding operation to rank (-1: to every rank),
+ * remote completion included. */
+dsm_status_t dsm_tp_flush(int rank);
+
+/* ---- remote atomics (offset must be naturally aligned) ------------------ */
+dsm_status_t dsm_tp_atomic_fadd64(int rank, dsm_tp_segment_t seg,
+                                  uint64_t offset, uint64_t add,
+                                  uint64_t *old);
+dsm_status_t dsm_tp_atomic_fadd32(int rank, dsm_tp_segment_t seg,
+                                  uint64_t offset, uint32_t add,
+                                  uint32_t *old);
+dsm_status_t dsm_tp_atomic_swap64(int rank, dsm_tp_segment_t seg,
+                                  uint64_t offset, uint64_t value,
+                                  uint64_t *old);
+dsm_status_t dsm_tp_atomic_swap32(int rank, dsm_tp_segment_t seg,
+                                  uint64_t offset, uint32_t value,
+                                  uint32_t *old);
+/* Compare-and-swap: *old receives the previous value; it succeeded when
+ * *old == expected. */
+dsm_status_t dsm_tp_atomic_cswap64(int rank, dsm_tp_segment_t seg,
+                                   uint64_t offset, uint64_t expected,
+                                   uint64_t desired, uint64_t *old);
+dsm_status_t dsm_tp_atomic_cswap32(int rank, dsm_tp_segment_t seg,
+                                   uint64_t offset, uint32_t expected,
+                                   uint32_t desired, uint32_t *old);
+
+/* ---- progress ------------------------------------------------------------ */
+/* Progress the worker once (runs handlers); returns non-zero if anything
+ * happened. */
+int dsm_tp_progress(void);
+/* Progress until *flag becomes non-zero (acquire load), or DSM_TIMEOUT
+ * passes: then the job ends with a message naming what was awaited. */
+void dsm_tp_wait_flag(const volatile int *flag, const char *what);
+
+/* Counters for statistics (messages and bytes sent by AM id, RMA, atomics). */
+typedef struct dsm_tp_counters {
+    uint64_t am_sent[DSM_TP_AM_MAX_ID];
+    uint64_t am_bytes[DSM_TP_AM_MAX_ID];
+    uint64_t gets, get_bytes, puts, put_bytes, atomics;
+} dsm_tp_counters_t;
+void dsm_tp_counters_get(dsm_tp_counters_t *out);
+
+#endif
