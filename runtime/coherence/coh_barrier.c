@@ -1,0 +1,264 @@
+/*
+ * coh_barrier.c - the cluster-wide barrier with write notices.
+ *
+ * Layer: coherence.  dsm_barrier is called by the node's participating
+ * application threads; the last to arrive on a node runs the global part:
+ * it closes the node's interval (coh_release), sends its write-notice
+ * records to node 0, and node 0 answers every node with all records once
+ * all have arrived; each node then invalidates what others wrote.  The
+ * message handlers only copy and count; the work runs in the waiting thread.
+ */
+#include <pthread.h>
+#include <string.h>
+
+#include "base_log.h"
+#include "coh_protocol.h"
+#include "coh_state.h"
+#include "coh_stats.h"
+#include "transport.h"
+
+#define ARRIVE_BYTES  ((size_t)4 << 20)
+#define GATHER_BYTES  ((size_t)32 << 20)
+
+static struct {
+    pthread_mutex_t mutex;
+    pthread_cond_t cond;
+    int threads;
+    int arrived;
+    uint64_t generation;
+} local = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 1, 0, 0};
+
+static uint64_t epoch;                 /* barriers completed on this node */
+static char *arrive_buf;
+
+/* node 0: arrivals of the current epoch */
+static _Atomic uint32_t gather_lock;
+static char *gather_buf;               /* depart header + vc + records */
+static size_t gather_len;
+static uint32_t gather_records;
+static int gather_count, gather_overflow;
+static uint64_t gather_epoch;          /* the barrier being gathered */
+static volatile int gather_complete;
+
+/* every node: the departure of the current epoch */
+static char *depart_buf;
+static size_t depart_len;
+static volatile int depart_ready;
+
+static size_t gather_records_offset(void)
+{
+    return sizeof(coh_msg_depart_t) + sizeof(uint32_t) * (size_t)coh.size;
+}
+
+static void gather_reset(void)
+{
+    gather_len = gather_records_offset();
+    gather_records = 0;
+    gather_count = 0;
+    gather_overflow = 0;
+    gather_complete = 0;
+}
+
+dsm_status_t coh_barrier_setup(void)
+{
+    arrive_buf = coh_table_alloc(ARRIVE_BYTES);
+    depart_buf = coh_table_alloc(GATHER_BYTES);
+    if (coh.rank == 0)
+        gather_buf = coh_table_alloc(GATHER_BYTES);
+    if (!arrive_buf || !depart_buf || (coh.rank == 0 && !gather_buf))
+        return DSM_ERR_NOMEM;
+    gather_reset();
+    return DSM_OK;
+}
+
+/* Node 0: add one node's arrival (from the handler or from node 0). */
+static void gather_add(int src, const void *payload, size_t len)
+{
+    coh_msg_arrive_t hdr;
+    if (len < sizeof hdr)
+        dsm_fatal("malformed barrier arrival from node %d", src);
+    memcpy(&hdr, payload, sizeof hdr);
+    size_t body = len - sizeof hdr;
+    coh_spin_lock(&gather_lock);
+    if (hdr.epoch != gather_epoch)
+        dsm_fatal("barrier arrival from node %d for barrier %llu while node "
+                  "0 gathers barrier %llu", src, (unsigned long long)hdr.epoch,
+                  (unsigned long long)gather_epoch);
+    uint32_t *vc = (uint32_t *)(gather_buf + sizeof(coh_msg_depart_t));
+    vc[src] = hdr.vc_self;
+    if (hdr.overflow || body > GATHER_BYTES - gather_len) {
+        gather_overflow = 1;
+    } else {
+        memcpy(gather_buf + gather_len, (const char *)payload + sizeof hdr,
+               body);
+        gather_len += body;
+        gather_records += hdr.nrecords;
+    }
+    if (++gather_count == coh.size)
+        __atomic_store_n(&gather_complete, 1, __ATOMIC_RELEASE);
+    coh_spin_unlock(&gather_lock);
+}
+
+static void on_arrive(int src, const void *payload, size_t len, void *arg)
+{
+    if (coh.rank != 0)
+        dsm_fatal("barrier arrival sent to node %d", coh.rank);
+    gather_add(src, payload, len);
+}
+
+static void on_depart(int src, const void *payload, size_t len, void *arg)
+{
+    if (len > GATHER_BYTES || len < sizeof(coh_msg_depart_t) || src != 0)
+        dsm_fatal("malformed barrier departure from node %d", src);
+    memcpy(depart_buf, payload, len);
+    depart_len = len;
+    __atomic_store_n(&depart_ready, 1, __ATOMIC_RELEASE);
+}
+
+void coh_barrier_register_handlers(void)
+{
+    dsm_tp_am_register(COH_AM_BARRIER_ARRIVE, on_arrive, NULL);
+    dsm_tp_am_register(COH_AM_BARRIER_DEPART, on_depart, NULL);
+}
+
+/* Our arrival: header and the records of our intervals since the last
+ * barrier (the others knew everything up to it). */
+static size_t build_arrive(void)
+{
+    coh_msg_arrive_t hdr = {epoch, coh.vc[coh.rank], 0, 0, 0};
+    size_t len = sizeof hdr;
+    for (uint32_t seq = coh.vc_at_barrier[coh.rank] + 1;
+         seq <= coh.vc[coh.rank] && !hdr.overflow; seq++) {
+        size_t n;
+        const coh_range_t *r = coh_log_ranges(seq, &n);
+        coh_record_hdr_t rec = {(uint32_t)coh.rank, seq, (uint32_t)n, 0};
+        size_t need = sizeof rec + n * sizeof *r;
+        if (!r || need > ARRIVE_BYTES - len) {
+            hdr.overflow = 1;
+            break;
+        }
+        memcpy(arrive_buf + len, &rec, sizeof rec);
+        memcpy(arrive_buf + len + sizeof rec, r, n * sizeof *r);
+        len += need;
+        hdr.nrecords++;
+    }
+    if (hdr.overflow) {
+        len = sizeof hdr;
+        hdr.nrecords = 0;
+    }
+    memcpy(arrive_buf, &hdr, sizeof hdr);
+    return len;
+}
+
+/* Apply a departure: invalidate what others wrote, merge vector time. */
+static void apply_depart(const char *buf, size_t len)
+{
+    coh_msg_depart_t hdr;
+    size_t vc_bytes = sizeof(uint32_t) * (size_t)coh.size;
+    if (len < sizeof hdr + vc_bytes)
+        dsm_fatal("malformed barrier departure (%zu bytes)", len);
+    memcpy(&hdr, buf, sizeof hdr);
+    if (hdr.epoch != epoch)
+        dsm_fatal("barrier departure for barrier %llu at barrier %llu",
+                  (unsigned long long)hdr.epoch, (unsigned long long)epoch);
+    const uint32_t *vc = (const uint32_t *)(buf + sizeof hdr);
+    if (hdr.overflow) {
+        coh_invalidate_all();
+    } else {
+        size_t pos = sizeof hdr + vc_bytes;
+        for (uint32_t k = 0; k < hdr.nrecords; k++) {
+            coh_record_hdr_t rec;
+            if (len - pos < sizeof rec)
+                dsm_fatal("malformed barrier departure: record %u", k);
+            memcpy(&rec, buf + pos, sizeof rec);
+            pos += sizeof rec;
+            if (rec.creator >= (uint32_t)coh.size ||
+                rec.nranges > (len - pos) / sizeof(coh_range_t))
+                dsm_fatal("malformed barrier departure: record %u", k);
+            if ((int)rec.creator != coh.rank && rec.seq > coh.vc[rec.creator])
+                coh_invalidate_ranges((const coh_range_t *)(buf + pos),
+                                      rec.nranges);
+            pos += rec.nranges * sizeof(coh_range_t);
+        }
+    }
+    for (int j = 0; j < coh.size; j++) {
+        if (vc[j] > coh.vc[j])
+            coh.vc[j] = vc[j];
+        coh.vc_at_barrier[j] = coh.vc[j];
+    }
+}
+
+void coh_barrier_global(void)
+{
+    coh_protocol_lock();
+    coh_release();
+    size_t len = build_arrive();
+    if (coh.rank == 0) {
+        gather_add(0, arrive_buf, len);
+        dsm_tp_wait_flag(&gather_complete, "every node's barrier arrival");
+        coh_spin_lock(&gather_lock);
+        coh_msg_depart_t hdr = {epoch, (uint32_t)gather_overflow,
+                                gather_overflow ? 0 : gather_records};
+        memcpy(gather_buf, &hdr, sizeof hdr);
+        size_t out = gather_overflow ? gather_records_offset() : gather_len;
+        memcpy(depart_buf, gather_buf, out);
+        depart_len = out;
+        /* arrivals for the next barrier may come as soon as the first
+         * departure is out */
+        gather_reset();
+        gather_epoch++;
+        coh_spin_unlock(&gather_lock);
+        for (int n = 1; n < coh.size; n++) {
+            dsm_status_t st = dsm_tp_am_send(n, COH_AM_BARRIER_DEPART,
+                                             depart_buf, depart_len);
+            if (st != DSM_OK)
+                dsm_fatal("barrier departure to node %d: %s", n,
+                          dsm_status_string(st));
+        }
+    } else {
+        dsm_status_t st = dsm_tp_am_send(0, COH_AM_BARRIER_ARRIVE, arrive_buf,
+                                         len);
+        if (st != DSM_OK)
+            dsm_fatal("barrier arrival to node 0: %s", dsm_status_string(st));
+        dsm_tp_wait_flag(&depart_ready, "the barrier departure from node 0");
+        depart_ready = 0;
+    }
+    apply_depart(depart_buf, depart_len);
+    epoch++;
+    COH_STAT_ADD(barriers, 1);
+    coh_protocol_unlock();
+}
+
+dsm_status_t dsm_barrier_threads(int threads_per_node)
+{
+    if (threads_per_node < 1 || threads_per_node > COH_MAX_SLOTS)
+        return DSM_ERR_INVALID;
+    pthread_mutex_lock(&local.mutex);
+    int busy = local.arrived != 0;
+    if (!busy)
+        local.threads = threads_per_node;
+    pthread_mutex_unlock(&local.mutex);
+    return busy ? DSM_ERR_STATE : DSM_OK;
+}
+
+dsm_status_t dsm_barrier(void)
+{
+    if (!coh.initialized)
+        return DSM_ERR_STATE;
+    pthread_mutex_lock(&local.mutex);
+    uint64_t gen = local.generation;
+    if (++local.arrived < local.threads) {
+        while (gen == local.generation)
+            pthread_cond_wait(&local.cond, &local.mutex);
+        pthread_mutex_unlock(&local.mutex);
+        return DSM_OK;
+    }
+    pthread_mutex_unlock(&local.mutex);
+    coh_barrier_global();
+    pthread_mutex_lock(&local.mutex);
+    local.arrived = 0;
+    local.generation++;
+    pthread_cond_broadcast(&local.cond);
+    pthread_mutex_unlock(&local.mutex);
+    return DSM_OK;
+}

@@ -1,0 +1,103 @@
+/*
+ * coh_core.c - small shared mechanisms of the coherence layer: futex spin
+ * locks, the dirty list, per-thread reply slots, page protection, tables.
+ * Layer: coherence.  Everything except coh_table_alloc is async-signal-safe
+ * and used by the fault handler.
+ */
+#include <errno.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "base_log.h"
+#include "coh_protocol.h"
+#include "coh_state.h"
+
+coh_t coh;
+
+static pthread_mutex_t protocol_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+void coh_protocol_lock(void) { pthread_mutex_lock(&protocol_mutex); }
+void coh_protocol_unlock(void) { pthread_mutex_unlock(&protocol_mutex); }
+
+static void futex_wait(_Atomic uint32_t *addr, uint32_t val)
+{
+    syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+}
+
+static void futex_wake(_Atomic uint32_t *addr)
+{
+    syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/* States: 0 free, 1 locked, 2 locked with waiters. */
+void coh_spin_lock(_Atomic uint32_t *lock)
+{
+    uint32_t c = 0;
+    for (int spin = 0; spin < 64; spin++) {
+        c = 0;
+        if (atomic_compare_exchange_weak_explicit(lock, &c, 1,
+                memory_order_acquire, memory_order_relaxed))
+            return;
+        __builtin_ia32_pause();
+    }
+    if (c != 2)
+        c = atomic_exchange_explicit(lock, 2, memory_order_acquire);
+    while (c != 0) {
+        futex_wait(lock, 2);
+        c = atomic_exchange_explicit(lock, 2, memory_order_acquire);
+    }
+}
+
+void coh_spin_unlock(_Atomic uint32_t *lock)
+{
+    if (atomic_exchange_explicit(lock, 0, memory_order_release) == 2)
+        futex_wake(lock);
+}
+
+void coh_dirty_add(size_t index)
+{
+    coh_page_t *pg = &coh.pages[index];
+    if (atomic_load_explicit(&pg->flags, memory_order_relaxed) & PF_DIRTY)
+        return;
+    atomic_fetch_or_explicit(&pg->flags, PF_DIRTY, memory_order_relaxed);
+    coh_spin_lock(&coh.dirty_lock);
+    coh.dirty[coh.ndirty++] = (uint32_t)index;
+    coh_spin_unlock(&coh.dirty_lock);
+}
+
+static __thread __attribute__((tls_model("initial-exec"))) int my_slot = -1;
+
+int coh_slot_self(void)
+{
+    if (__builtin_expect(my_slot >= 0, 1))
+        return my_slot;
+    int s = atomic_fetch_add(&coh.nslots, 1);
+    if (s >= COH_MAX_SLOTS) {
+        dsm_log_sigsafe("fatal: more application threads than the runtime "
+                        "supports per node", NULL);
+        _exit(DSM_EXIT_FATAL);
+    }
+    my_slot = s;
+    return s;
+}
+
+void coh_protect(size_t index, size_t n, int prot)
+{
+    if (dsm_sys_protect(coh_page_addr(index), n << DSM_PAGE_SHIFT, prot)) {
+        char buf[32];
+        dsm_log_sigsafe("fatal: mprotect of sharable page failed, errno ",
+                        dsm_utoa((unsigned)errno, 10, buf));
+        _exit(DSM_EXIT_FATAL);
+    }
+}
+
+void *coh_table_alloc(size_t bytes)
+{
+    bytes = (bytes + DSM_PAGE_SIZE - 1) & ~(DSM_PAGE_SIZE - 1);
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}

@@ -1,0 +1,202 @@
+/*
+ * coh_heap.c - the sharable heap: dsm_malloc and friends over per-node
+ * arenas (coh_arena), and the Intel Cluster OpenMP aliases.
+ *
+ * Layer: coherence.  Each node allocates from its own arena, whose pages it
+ * homes, so an allocation never crosses the network.  Freeing or resizing a
+ * block of another node's arena sends that node a message (a free is
+ * asynchronous; a realloc asks for the block's size).  Any application
+ * thread; never the fault handler.  Handlers run in any progressing thread.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "base_log.h"
+#include "coh_arena.h"
+#include "coh_protocol.h"
+#include "coh_state.h"
+#include "transport.h"
+
+static dsm_arena_t *arena;
+
+static int owner_of(uintptr_t p)
+{
+    if (p < coh.heap_base || p - coh.heap_base >= coh.arena_bytes *
+                                                      (size_t)coh.size)
+        return -1;
+    return (int)((p - coh.heap_base) / coh.arena_bytes);
+}
+
+dsm_status_t coh_heap_setup(void)
+{
+    uintptr_t lo = coh.heap_base + coh.arena_bytes * (size_t)coh.rank;
+    return dsm_arena_create(lo, lo + coh.arena_bytes, &arena);
+}
+
+static void on_heap_free(int src, const void *payload, size_t len, void *arg)
+{
+    coh_msg_heap_t m;
+    if (len != sizeof m)
+        dsm_fatal("malformed heap message from node %d", src);
+    memcpy(&m, payload, sizeof m);
+    if (dsm_arena_free(arena, (uintptr_t)m.ptr) != DSM_OK)
+        dsm_fatal("node %d freed %p, which is not a live block of node %d's "
+                  "sharable heap", src, (void *)(uintptr_t)m.ptr, coh.rank);
+}
+
+static void on_heap_size_req(int src, const void *payload, size_t len,
+                             void *arg)
+{
+    coh_msg_heap_t m;
+    if (len != sizeof m)
+        dsm_fatal("malformed heap message from node %d", src);
+    memcpy(&m, payload, sizeof m);
+    size_t size = 0;
+    if (dsm_arena_usable_size(arena, (uintptr_t)m.ptr, &size) != DSM_OK)
+        dsm_fatal("node %d reallocated %p, which is not a live block of "
+                  "node %d's sharable heap", src, (void *)(uintptr_t)m.ptr,
+                  coh.rank);
+    m.value = size;
+    dsm_status_t st = dsm_tp_am_send(src, COH_AM_HEAP_SIZE_REP, &m, sizeof m);
+    if (st != DSM_OK)
+        dsm_fatal("heap reply to node %d: %s", src, dsm_status_string(st));
+}
+
+static void on_heap_size_rep(int src, const void *payload, size_t len,
+                             void *arg)
+{
+    coh_msg_heap_t m;
+    if (len != sizeof m)
+        dsm_fatal("malformed heap message from node %d", src);
+    memcpy(&m, payload, sizeof m);
+    if (m.slot >= COH_MAX_SLOTS)
+        dsm_fatal("malformed heap message from node %d", src);
+    coh.slots[m.slot].value = m.value;
+    __atomic_store_n(&coh.slots[m.slot].done, 1, __ATOMIC_RELEASE);
+}
+
+void coh_heap_register_handlers(void)
+{
+    dsm_tp_am_register(COH_AM_HEAP_FREE, on_heap_free, NULL);
+    dsm_tp_am_register(COH_AM_HEAP_SIZE_REQ, on_heap_size_req, NULL);
+    dsm_tp_am_register(COH_AM_HEAP_SIZE_REP, on_heap_size_rep, NULL);
+}
+
+/* ---- public API -------------------------------------------------------- */
+
+void *dsm_aligned_alloc(size_t alignment, size_t size)
+{
+    uintptr_t p;
+    if (!coh.initialized || !arena) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    if (alignment < 16)
+        alignment = 16;
+    if (alignment & (alignment - 1)) {
+        errno = EINVAL;
+        return NULL;
+    }
+    if (dsm_arena_alloc(arena, size, alignment, &p) != DSM_OK) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return (void *)p;
+}
+
+void *dsm_malloc(size_t size) { return dsm_aligned_alloc(16, size); }
+
+void *dsm_calloc(size_t count, size_t size)
+{
+    if (size && count > SIZE_MAX / size) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    void *p = dsm_malloc(count * size);
+    if (p)  /* a reused block may hold old data; written through the
+             * application view so other nodes' copies get notices */
+        memset(p, 0, count * size);
+    return p;
+}
+
+static size_t block_size(void *ptr, int owner)
+{
+    size_t size = 0;
+    if (owner == coh.rank) {
+        if (dsm_arena_usable_size(arena, (uintptr_t)ptr, &size) != DSM_OK)
+            dsm_fatal("dsm_realloc(%p): not a live sharable block", ptr);
+        return size;
+    }
+    int s = coh_slot_self();
+    coh.slots[s].done = 0;
+    coh_msg_heap_t m = {(uint64_t)(uintptr_t)ptr, 0, (uint32_t)s, 0};
+    dsm_status_t st = dsm_tp_am_send(owner, COH_AM_HEAP_SIZE_REQ, &m,
+                                     sizeof m);
+    if (st != DSM_OK)
+        dsm_fatal("heap request to node %d: %s", owner, dsm_status_string(st));
+    dsm_tp_wait_flag(&coh.slots[s].done, "a sharable block's size");
+    return (size_t)coh.slots[s].value;
+}
+
+void dsm_free(void *ptr)
+{
+    if (!ptr || !coh.initialized)
+        return;
+    int owner = owner_of((uintptr_t)ptr);
+    if (owner < 0)
+        dsm_fatal("dsm_free(%p): not a sharable heap pointer", ptr);
+    if (owner == coh.rank) {
+        if (dsm_arena_free(arena, (uintptr_t)ptr) != DSM_OK)
+            dsm_fatal("dsm_free(%p): not a live sharable block (double "
+                      "free?)", ptr);
+        return;
+    }
+    coh_msg_heap_t m = {(uint64_t)(uintptr_t)ptr, 0, 0, 0};
+    dsm_status_t st = dsm_tp_am_send(owner, COH_AM_HEAP_FREE, &m, sizeof m);
+    if (st != DSM_OK)
+        dsm_fatal("heap message to node %d: %s", owner, dsm_status_string(st));
+}
+
+void *dsm_realloc(void *ptr, size_t size)
+{
+    if (!ptr)
+        return dsm_malloc(size);
+    if (size == 0) {
+        dsm_free(ptr);
+        return NULL;
+    }
+    int owner = owner_of((uintptr_t)ptr);
+    if (owner < 0)
+        dsm_fatal("dsm_realloc(%p): not a sharable heap pointer", ptr);
+    if (owner == coh.rank &&
+        dsm_arena_resize_in_place(arena, (uintptr_t)ptr, size) == DSM_OK)
+        return ptr;
+    size_t old = block_size(ptr, owner);
+    void *p = dsm_malloc(size);
+    if (!p)
+        return NULL;
+    memcpy(p, ptr, old < size ? old : size);
+    dsm_free(ptr);
+    return p;
+}
+
+int dsm_is_sharable(const void *ptr)
+{
+    return coh.initialized && coh_page_index((uintptr_t)ptr) >= 0;
+}
+
+void *kmp_sharable_malloc(size_t size) { return dsm_malloc(size); }
+void *kmp_aligned_sharable_malloc(size_t size)
+{
+    return dsm_aligned_alloc(64, size);
+}
+void *kmp_sharable_calloc(size_t count, size_t size)
+{
+    return dsm_calloc(count, size);
+}
+void *kmp_sharable_realloc(void *ptr, size_t size)
+{
+    return dsm_realloc(ptr, size);
+}
+void kmp_sharable_free(void *ptr) { dsm_free(ptr); }
+int kmp_is_sharable(void *ptr) { return dsm_is_sharable(ptr); }

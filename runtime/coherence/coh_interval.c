@@ -1,0 +1,333 @@
+/*
+ * coh_interval.c - intervals of lazy release consistency: closing an
+ * interval at a release (diffs to homes, re-protection, the published write
+ * notice log) and applying other nodes' notices at an acquire.
+ *
+ * Layer: coherence.  Called by application threads with the protocol mutex
+ * held (release, invalidation, pull); never from the fault handler.  Pages
+ * are handled in chunks of consecutive indices whose page locks are all
+ * held, so a faulting thread never sees a state that disagrees with the
+ * page's protection.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base_log.h"
+#include "base_time.h"
+#include "coh_diff.h"
+#include "coh_protocol.h"
+#include "coh_state.h"
+#include "coh_stats.h"
+#include "transport.h"
+
+/* at most this many page locks are held at once (distinct stripes) */
+#define CHUNK_PAGES 256u
+
+static coh_log_t *own_log(void) { return coh.control; }
+
+static coh_range_t *pull_buffer;          /* ranges read from other nodes */
+static coh_log_interval_t *pull_headers;
+
+dsm_status_t coh_interval_setup(void)
+{
+    pull_buffer = coh_table_alloc(sizeof(coh_range_t) * COH_LOG_RANGES);
+    pull_headers = coh_table_alloc(sizeof(coh_log_interval_t) *
+                                   COH_LOG_INTERVALS);
+    return pull_buffer && pull_headers ? DSM_OK : DSM_ERR_NOMEM;
+}
+
+static void lock_chunk(size_t first, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        coh_page_lock(first + i);
+}
+
+static void unlock_chunk(size_t first, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        coh_page_unlock(first + i);
+}
+
+struct put_ctx {
+    size_t index;
+    int home;
+    size_t bytes;
+};
+
+static void put_run(size_t offset, size_t len, void *arg)
+{
+    struct put_ctx *ctx = arg;
+    uint64_t remote = ((uint64_t)ctx->index << DSM_PAGE_SHIFT) + offset;
+    /* straight from the runtime view: it does not change until the flush,
+     * because the page is write-protected and only invalid pages are
+     * fetched into */
+    dsm_status_t st = dsm_tp_put_nb(ctx->home, DSM_TP_SEG_REGION, remote,
+                                    coh_page_rt(ctx->index) + offset, len);
+    if (st != DSM_OK)
+        dsm_fatal("sending a diff to node %d: %s", ctx->home,
+                  dsm_status_string(st));
+    ctx->bytes += len;
+}
+
+/* Diff a written non-home page against its twin and put the runs to the
+ * home; page lock held, page already write-protected. */
+static void send_diff(size_t index, coh_page_t *pg)
+{
+    struct put_ctx ctx = {index, pg->home, 0};
+    dsm_diff_runs(coh_page_rt(index), coh_page_twin(index), DSM_PAGE_SIZE,
+                  put_run, &ctx);
+    atomic_fetch_and_explicit(&pg->flags, (uint8_t)~PF_TWIN,
+                              memory_order_relaxed);
+    if (ctx.bytes) {
+        COH_STAT_ADD(diffs_sent, 1);
+        COH_STAT_ADD(diff_bytes_sent, ctx.bytes);
+    }
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Write-protect and publish one chunk of consecutive written pages. */
+static void release_chunk(size_t first, size_t n)
+{
+    lock_chunk(first, n);
+    /* protect the writable pages of the chunk, in maximal runs */
+    size_t run = 0;
+    for (size_t i = 0; i <= n; i++) {
+        int w = i < n && atomic_load(&coh.pages[first + i].state) ==
+                                 PS_WRITABLE;
+        if (w) {
+            run++;
+            continue;
+        }
+        if (run)
+            coh_protect(first + i - run, run, DSM_PROT_READ);
+        run = 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        coh_page_t *pg = &coh.pages[first + i];
+        uint8_t flags = atomic_fetch_and(&pg->flags, (uint8_t)~PF_DIRTY);
+        if (atomic_load(&pg->state) != PS_WRITABLE)
+            continue;   /* published early by an invalidation */
+        if (flags & PF_TWIN)
+            send_diff(first + i, pg);
+        atomic_store_explicit(&pg->state, PS_READONLY, memory_order_release);
+    }
+    unlock_chunk(first, n);
+}
+
+/* Append the ranges of a sorted page list to the published log as interval
+ * seq.  Consecutive pages become one range. */
+static void log_interval(uint32_t seq, const uint32_t *pages, size_t n)
+{
+    coh_log_t *log = own_log();
+    uint64_t first = atomic_load_explicit(&log->ranges_total,
+                                          memory_order_relaxed);
+    uint64_t count = 0, nranges = 1;
+    for (size_t i = 1; i < n; i++)
+        nranges += pages[i] != pages[i - 1] + 1;
+    if (nranges > COH_LOG_RANGES / 4) {
+        /* too scattered to log exactly: one covering range is a correct
+         * over-approximation (only costs extra invalidations) */
+        coh_range_t *r = &log->ranges[first % COH_LOG_RANGES];
+        r->first = pages[0];
+        r->count = pages[n - 1] - pages[0] + 1;
+        count = 1;
+        n = 0;
+    }
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && pages[j] == pages[j - 1] + 1)
+            j++;
+        coh_range_t *r = &log->ranges[(first + count) % COH_LOG_RANGES];
+        r->first = pages[i];
+        r->count = (uint32_t)(j - i);
+        count++;
+        i = j;
+    }
+    coh_log_interval_t *iv = &log->iv[seq % COH_LOG_INTERVALS];
+    iv->first = first;
+    iv->count = count;
+    __atomic_store_n(&iv->seq, seq, __ATOMIC_RELEASE);
+    atomic_store_explicit(&log->ranges_total, first + count,
+                          memory_order_release);
+}
+
+const coh_range_t *coh_log_ranges(uint32_t seq, size_t *n)
+{
+    coh_log_t *log = own_log();
+    coh_log_interval_t *iv = &log->iv[seq % COH_LOG_INTERVALS];
+    uint64_t total = atomic_load(&log->ranges_total);
+    if (iv->seq != seq || total - iv->first > COH_LOG_RANGES)
+        return NULL;
+    /* the caller copies; a wrapped interval is reported as lost */
+    if (iv->first % COH_LOG_RANGES + iv->count > COH_LOG_RANGES)
+        return NULL;
+    *n = iv->count;
+    return &log->ranges[iv->first % COH_LOG_RANGES];
+}
+
+uint32_t coh_release(void)
+{
+    uint64_t t0 = dsm_now_ns();
+    coh_spin_lock(&coh.dirty_lock);
+    uint32_t *pages = coh.dirty;
+    size_t n = coh.ndirty;
+    coh.dirty = coh.dirty_spare;
+    coh.ndirty = 0;
+    coh.dirty_spare = pages;
+    coh_spin_unlock(&coh.dirty_lock);
+    if (n == 0)
+        return 0;
+
+    qsort(pages, n, sizeof *pages, cmp_u32);
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && pages[j] == pages[j - 1] + 1 && j - i < CHUNK_PAGES)
+            j++;
+        release_chunk(pages[i], j - i);
+        i = j;
+    }
+    dsm_status_t st = dsm_tp_flush(-1);
+    if (st != DSM_OK)
+        dsm_fatal("completing diffs at their homes: %s",
+                  dsm_status_string(st));
+    uint32_t seq = coh.vc[coh.rank] + 1;
+    log_interval(seq, pages, n);
+    COH_STAT_ADD(write_notices_sent, n);
+    coh.vc[coh.rank] = seq;
+    COH_STAT_ADD(protocol_ns, dsm_now_ns() - t0);
+    return seq;
+}
+
+static int needs_invalidation(const coh_page_t *pg)
+{
+    return !(atomic_load(&pg->flags) & PF_HOME) &&
+           atomic_load(&pg->state) != PS_INVALID;
+}
+
+/* Invalidate one chunk of consecutive pages, protections changed in runs;
+ * pages written by this node in its open interval are diffed to their
+ * homes first (after the protection change, so no write slips past). */
+static size_t invalidate_chunk(size_t first, size_t n)
+{
+    size_t dropped = 0, early = 0, run = 0;
+    lock_chunk(first, n);
+    for (size_t i = 0; i <= n; i++) {
+        if (i < n && needs_invalidation(&coh.pages[first + i])) {
+            run++;
+            continue;
+        }
+        if (run)
+            coh_protect(first + i - run, run, DSM_PROT_NONE);
+        run = 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        coh_page_t *pg = &coh.pages[first + i];
+        if (!needs_invalidation(pg))
+            continue;
+        if (atomic_load(&pg->state) == PS_WRITABLE &&
+            (atomic_load(&pg->flags) & PF_TWIN)) {
+            send_diff(first + i, pg);
+            early++;
+        }
+        atomic_store_explicit(&pg->state, PS_INVALID, memory_order_release);
+        dropped++;
+    }
+    if (early) {
+        /* the next fetch of these pages must find our writes at the home */
+        dsm_status_t s = dsm_tp_flush(-1);
+        if (s != DSM_OK)
+            dsm_fatal("completing early diffs: %s", dsm_status_string(s));
+    }
+    unlock_chunk(first, n);
+    return dropped;
+}
+
+void coh_invalidate_ranges(const coh_range_t *ranges, size_t n)
+{
+    size_t dropped = 0, noticed = 0;
+    for (size_t r = 0; r < n; r++) {
+        size_t first = ranges[r].first, count = ranges[r].count;
+        if (first >= coh.npages || count > coh.npages - first)
+            dsm_fatal("write notice for pages [%zu, +%zu) outside the "
+                      "sharable space", first, count);
+        noticed += count;
+        for (size_t done = 0; done < count;) {
+            size_t c = count - done < CHUNK_PAGES ? count - done : CHUNK_PAGES;
+            dropped += invalidate_chunk(first + done, c);
+            done += c;
+        }
+    }
+    COH_STAT_ADD(write_notices_received, noticed);
+    COH_STAT_ADD(invalidations, dropped);
+}
+
+void coh_invalidate_all(void)
+{
+    coh_range_t all = {0, (uint32_t)coh.npages};
+    dsm_log(DSM_LOG_INFO, "write notices were lost (log overflow): "
+            "invalidating every cached page");
+    coh_invalidate_ranges(&all, 1);
+}
+
+/* Read ring elements [first, first+count) of an array at remote offset. */
+static void get_ring(int creator, uint64_t base_offset, size_t elem,
+                     uint64_t ring, uint64_t first, uint64_t count, void *out)
+{
+    uint64_t start = first % ring;
+    uint64_t n1 = count < ring - start ? count : ring - start;
+    dsm_status_t st = dsm_tp_get(creator, DSM_TP_SEG_CONTROL,
+                                 base_offset + start * elem, out, n1 * elem);
+    if (st == DSM_OK && n1 < count)
+        st = dsm_tp_get(creator, DSM_TP_SEG_CONTROL, base_offset,
+                        (char *)out + n1 * elem, (count - n1) * elem);
+    if (st != DSM_OK)
+        dsm_fatal("reading write notices of node %d: %s", creator,
+                  dsm_status_string(st));
+}
+
+void coh_pull_records(int creator, uint32_t from, uint32_t to)
+{
+    if (to <= from)
+        return;
+    uint64_t nint = to - from;
+    if (nint > COH_LOG_INTERVALS) {
+        coh_invalidate_all();
+        return;
+    }
+    get_ring(creator, offsetof(coh_log_t, iv), sizeof(coh_log_interval_t),
+             COH_LOG_INTERVALS, (uint64_t)from + 1, nint, pull_headers);
+    for (uint64_t k = 0; k < nint; k++)
+        if (pull_headers[k].seq != from + 1 + k ||
+            (k && pull_headers[k].first !=
+                      pull_headers[k - 1].first + pull_headers[k - 1].count)) {
+            coh_invalidate_all();
+            return;
+        }
+    uint64_t first = pull_headers[0].first;
+    uint64_t count = pull_headers[nint - 1].first +
+                     pull_headers[nint - 1].count - first;
+    if (count > COH_LOG_RANGES) {
+        coh_invalidate_all();
+        return;
+    }
+    get_ring(creator, offsetof(coh_log_t, ranges), sizeof(coh_range_t),
+             COH_LOG_RANGES, first, count, pull_buffer);
+    /* the ranges were not overwritten while we read them? */
+    uint64_t total;
+    dsm_status_t st = dsm_tp_get(creator, DSM_TP_SEG_CONTROL,
+                                 offsetof(coh_log_t, ranges_total), &total,
+                                 sizeof total);
+    if (st != DSM_OK)
+        dsm_fatal("reading write notices of node %d: %s", creator,
+                  dsm_status_string(st));
+    if (total - first > COH_LOG_RANGES) {
+        coh_invalidate_all();
+        return;
+    }
+    coh_invalidate_ranges(pull_buffer, count);
+}

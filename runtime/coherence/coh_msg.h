@@ -1,0 +1,83 @@
+/*
+ * coh_msg.h - active-message ids and wire formats of the coherence protocol.
+ *
+ * Layer: coherence (internal).  Every handler checks the length of what it
+ * receives against these layouts before reading it; a malformed message
+ * ends the job (dsm_fatal), it never corrupts memory.
+ * Ids 1..19 belong to coherence; the fork-join layer uses 20..39.
+ */
+#ifndef COH_MSG_H
+#define COH_MSG_H
+
+#include <stdint.h>
+
+enum coh_am_id {
+    COH_AM_SHARE_REQ      = 1,  /* non-home -> home: I now hold a copy */
+    COH_AM_SHARE_ACK      = 2,
+    COH_AM_BARRIER_ARRIVE = 3,  /* node -> node 0, with its write notices */
+    COH_AM_BARRIER_DEPART = 4,  /* node 0 -> all, every node's notices */
+    COH_AM_LOCK_REQ       = 5,  /* node -> lock manager */
+    COH_AM_LOCK_GRANT     = 6,  /* manager -> node (granted or busy) */
+    COH_AM_LOCK_RELEASE   = 7,  /* holder -> manager, with its vector time */
+    COH_AM_HEAP_FREE      = 8,  /* any node -> owner of the block */
+    COH_AM_HEAP_SIZE_REQ  = 9,  /* any node -> owner: usable size? */
+    COH_AM_HEAP_SIZE_REP  = 10,
+    COH_AM_LAST           = 19,
+};
+
+typedef struct coh_msg_share {
+    uint32_t first;     /* page index */
+    uint32_t count;
+    uint32_t slot;      /* requester's reply slot */
+    uint32_t pad;
+} coh_msg_share_t;
+
+/* A write-notice record: interval `seq` of node `creator` wrote the listed
+ * page ranges.  Followed by nranges coh_range_t. */
+typedef struct coh_range {
+    uint32_t first;
+    uint32_t count;
+} coh_range_t;
+
+typedef struct coh_record_hdr {
+    uint32_t creator;
+    uint32_t seq;
+    uint32_t nranges;
+    uint32_t pad;
+} coh_record_hdr_t;
+
+/* Barrier arrival: header then records of intervals created by the sender
+ * since the last barrier. */
+typedef struct coh_msg_arrive {
+    uint64_t epoch;
+    uint32_t vc_self;        /* sender's interval count */
+    uint32_t overflow;       /* records were lost: invalidate everything */
+    uint32_t nrecords;
+    uint32_t pad;
+} coh_msg_arrive_t;
+
+/* Barrier departure: header, the merged vector time (size entries), then
+ * records of every node. */
+typedef struct coh_msg_depart {
+    uint64_t epoch;
+    uint32_t overflow;
+    uint32_t nrecords;
+} coh_msg_depart_t;
+
+typedef struct coh_msg_lock {
+    uint32_t lock;           /* index at the manager */
+    uint32_t slot;           /* requester's reply slot */
+    uint32_t flags;          /* COH_LOCK_TRY / COH_LOCK_GRANTED */
+    uint32_t nvc;            /* entries of vector time that follow */
+} coh_msg_lock_t;
+#define COH_LOCK_TRY     1u
+#define COH_LOCK_GRANTED 2u
+
+typedef struct coh_msg_heap {
+    uint64_t ptr;
+    uint64_t value;
+    uint32_t slot;
+    uint32_t pad;
+} coh_msg_heap_t;
+
+#endif

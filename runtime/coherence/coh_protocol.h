@@ -1,0 +1,83 @@
+/*
+ * coh_protocol.h - internal entry points shared by the coherence modules:
+ * intervals (release, write notices, invalidation), the published interval
+ * log, and the registration of each module's message handlers.
+ *
+ * Layer: coherence (internal).  Functions marked "protocol mutex" must be
+ * called with coh_protocol_lock held; they are never called from the fault
+ * handler.
+ */
+#ifndef COH_PROTOCOL_H
+#define COH_PROTOCOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "coh_msg.h"
+#include "dsm.h"
+
+/* The published log of this node's intervals lives in the CONTROL transport
+ * segment so that other nodes can read it with one-sided gets. */
+#define COH_LOG_INTERVALS 16384u
+#define COH_LOG_RANGES    (1u << 20)
+
+typedef struct coh_log_interval {
+    uint64_t seq;
+    uint64_t first;      /* index of its first range in the range ring */
+    uint64_t count;
+} coh_log_interval_t;
+
+typedef struct coh_log {
+    _Atomic uint64_t ranges_total;       /* ranges ever written */
+    uint64_t pad[7];
+    coh_log_interval_t iv[COH_LOG_INTERVALS];
+    coh_range_t ranges[COH_LOG_RANGES];
+} coh_log_t;
+
+/* Serialises releases and acquires of this node (application threads). */
+void coh_protocol_lock(void);
+void coh_protocol_unlock(void);
+
+/* Close the open interval: write-protect the pages written in it, put the
+ * diffs of non-home pages to their homes, wait for remote completion, and
+ * log the interval.  Returns the interval's number, 0 when nothing was
+ * written.  Protocol mutex. */
+uint32_t coh_release(void);
+
+/* Invalidate the non-home pages of the given ranges (notices from another
+ * node); pages this node wrote in its open interval are first published.
+ * Protocol mutex. */
+void coh_invalidate_ranges(const coh_range_t *ranges, size_t n);
+/* Invalidate every valid non-home page (notices were lost). */
+void coh_invalidate_all(void);
+
+/* Read interval records (from, to] of creator from its published log and
+ * invalidate what they name.  Protocol mutex. */
+void coh_pull_records(int creator, uint32_t from, uint32_t to);
+
+/* Own log access: the ranges of interval seq, or NULL when it was
+ * overwritten. */
+const coh_range_t *coh_log_ranges(uint32_t seq, size_t *n);
+
+/* Handler registration, before dsm_tp_init. */
+void coh_fault_register_handlers(void);
+void coh_barrier_register_handlers(void);
+void coh_lock_register_handlers(void);
+void coh_heap_register_handlers(void);
+
+/* Module set-up after the windows exist, and shut-down. */
+dsm_status_t coh_interval_setup(void);
+dsm_status_t coh_barrier_setup(void);
+dsm_status_t coh_lock_setup(void);
+dsm_status_t coh_heap_setup(void);
+
+/* The fault handler (installed through sys_fault). */
+int coh_fault_handler(uintptr_t addr, int access);
+
+/* The global part of a barrier: one thread per node. */
+void coh_barrier_global(void);
+
+/* mmap helper for runtime tables (zeroed, MAP_NORESERVE). */
+void *coh_table_alloc(size_t bytes);
+
+#endif

@@ -1,0 +1,152 @@
+/*
+ * coh_state.h - shared state of the coherence layer: windows of the
+ * sharable space, the page table, per-page locks, twins, the dirty list,
+ * vector time and per-thread reply slots.
+ *
+ * Layer: coherence (internal header; not for the layers above).
+ * Everything reachable from here is allocated at dsm_init with mmap and
+ * never freed or grown while the job runs, so the fault handler and the
+ * active-message handlers can use it without malloc.
+ */
+#ifndef COH_STATE_H
+#define COH_STATE_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base_config.h"
+#include "sys_region.h"
+
+#define COH_MAX_NODES   256
+#define COH_MAX_SLOTS   512   /* application threads per node */
+#define COH_MAX_WINDOWS 4
+
+/* Page states on this node (see doc/design.md, "Page states"). */
+enum coh_page_state {
+    PS_INVALID  = 0,   /* PROT_NONE: must be fetched from the home */
+    PS_READONLY = 1,   /* PROT_READ: valid copy, clean in this interval */
+    PS_WRITABLE = 2,   /* PROT_RW: written in this interval */
+};
+
+/* Page flags. */
+enum coh_page_flag {
+    PF_HOME       = 1 << 0,  /* this node holds the master copy */
+    PF_SHARED     = 1 << 1,  /* home: some other node has fetched it */
+    PF_REGISTERED = 1 << 2,  /* non-home: the home knows we share it */
+    PF_TWIN       = 1 << 3,  /* a twin exists in the twin shadow */
+    PF_DIRTY      = 1 << 4,  /* listed in the current dirty list */
+};
+
+typedef struct coh_page {
+    _Atomic uint8_t state;
+    _Atomic uint8_t flags;
+    uint16_t home;
+} coh_page_t;
+
+/* A window maps application addresses onto a range of page indices (which
+ * are also page offsets in the memfd and in the REGION transport segment). */
+typedef struct coh_window {
+    uintptr_t base;
+    size_t pages;
+    size_t first;       /* index of its first page */
+} coh_window_t;
+
+/* A reply slot per application thread: handlers of replies write the
+ * result, then set done. */
+typedef struct coh_slot {
+    volatile int done;
+    int status;
+    uint64_t value;
+    uint32_t vc[COH_MAX_NODES];
+} coh_slot_t;
+
+typedef struct coh {
+    int rank, size;
+    dsm_region_t region;            /* memfd and runtime view */
+    coh_window_t win[COH_MAX_WINDOWS];
+    int nwin;
+    size_t npages;
+    coh_page_t *pages;
+    _Atomic uint32_t *page_locks;   /* striped */
+    char *twins;                    /* twin shadow: page i at i * PAGE */
+
+    /* pages written in the open interval (PF_DIRTY marks membership) */
+    _Atomic uint32_t dirty_lock;
+    uint32_t *dirty;
+    size_t ndirty;
+    uint32_t *dirty_spare;          /* swapped in at release */
+
+    /* vector time: intervals of each node this node knows */
+    uint32_t vc[COH_MAX_NODES];
+    uint32_t vc_at_barrier[COH_MAX_NODES]; /* what all knew at the last barrier */
+
+    /* heap window split into one arena per node */
+    uintptr_t heap_base;
+    size_t arena_bytes;
+
+    coh_slot_t *slots;
+    _Atomic int nslots;
+
+    void *control;                  /* CONTROL transport segment */
+    size_t control_size;
+    int initialized;
+} coh_t;
+
+extern coh_t coh;
+
+/* Page index of an application address, or -1 when not sharable. */
+static inline long coh_page_index(uintptr_t addr)
+{
+    for (int i = 0; i < coh.nwin; i++) {
+        uintptr_t off = addr - coh.win[i].base;
+        if (addr >= coh.win[i].base && off < coh.win[i].pages * DSM_PAGE_SIZE)
+            return (long)(coh.win[i].first + (off >> DSM_PAGE_SHIFT));
+    }
+    return -1;
+}
+
+static inline uintptr_t coh_page_addr(size_t index)
+{
+    for (int i = 0; i < coh.nwin; i++)
+        if (index >= coh.win[i].first &&
+            index < coh.win[i].first + coh.win[i].pages)
+            return coh.win[i].base +
+                   ((index - coh.win[i].first) << DSM_PAGE_SHIFT);
+    return 0;
+}
+
+static inline char *coh_page_rt(size_t index)
+{
+    return coh.region.rt + (index << DSM_PAGE_SHIFT);
+}
+
+static inline char *coh_page_twin(size_t index)
+{
+    return coh.twins + (index << DSM_PAGE_SHIFT);
+}
+
+/* Spin locks usable from the fault handler (futex wait when contended). */
+void coh_spin_lock(_Atomic uint32_t *lock);
+void coh_spin_unlock(_Atomic uint32_t *lock);
+
+#define COH_PAGE_LOCK_STRIPES 65536u
+static inline void coh_page_lock(size_t index)
+{
+    coh_spin_lock(&coh.page_locks[index & (COH_PAGE_LOCK_STRIPES - 1)]);
+}
+static inline void coh_page_unlock(size_t index)
+{
+    coh_spin_unlock(&coh.page_locks[index & (COH_PAGE_LOCK_STRIPES - 1)]);
+}
+
+/* Add a page to the dirty list once (PF_DIRTY); page lock held. */
+void coh_dirty_add(size_t index);
+
+/* This thread's reply slot (assigned on first use). */
+int coh_slot_self(void);
+
+/* Set the protection of n pages starting at index (one window). */
+void coh_protect(size_t index, size_t n, int prot);
+
+#endif

@@ -1,0 +1,52 @@
+/*
+ * coherence.h - what the coherence layer offers the layers above it
+ * (fork-join, compiler shim) beyond the public dsm.h.
+ *
+ * Layer: coherence (interface for forkjoin and compiler-shim).
+ *   dsm_coh_init              start-up with extra sharable windows (the
+ *                             program's globals) and a sharable main stack
+ *   dsm_coh_main_stack        the sharable stack node 0 runs main on
+ *   dsm_coh_control_reserve   words at the same offset in every node's
+ *                             CONTROL transport segment (remote atomics)
+ *   dsm_coh_lock_named        a cluster-wide lock derived from a key that is
+ *                             the same on every node (e.g. the address of a
+ *                             critical section's name variable)
+ * Called from the main thread at start-up (init, reserve) or from any
+ * application thread (the rest); never from the fault handler.
+ */
+#ifndef COHERENCE_H
+#define COHERENCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dsm.h"
+
+#define DSM_COH_MAX_ADOPT 8
+
+typedef struct dsm_coh_init_args {
+    /* existing memory to make sharable (page-aligned): node 0's contents
+     * become the cluster-wide contents; homed at node 0 */
+    struct { uintptr_t base; size_t len; } adopt[DSM_COH_MAX_ADOPT];
+    int nadopt;
+    /* bytes of sharable stack for node 0's main (0: none); homed at node 0,
+     * carved from the sharable region */
+    size_t main_stack_bytes;
+} dsm_coh_init_args_t;
+
+dsm_status_t dsm_coh_init(const dsm_coh_init_args_t *args);
+
+/* The main stack reserved by dsm_coh_init: [*lo, *lo + *len). */
+void dsm_coh_main_stack(void **lo, size_t *len);
+
+/* Reserve bytes (rounded up to 64) in the CONTROL segment: call before
+ * dsm_coh_init, in the same order on every node, so the offset is the same
+ * everywhere.  The memory is zeroed; *local is this node's copy. */
+dsm_status_t dsm_coh_control_reserve(size_t bytes, uint64_t *offset,
+                                     void **local);
+
+/* A lock handle for a key; the same key gives the same lock on every node.
+ * Distinct keys may share a lock (correct, only less concurrent). */
+dsm_lock_t dsm_coh_lock_named(uint64_t key);
+
+#endif

@@ -1,0 +1,509 @@
+/*
+ * node_coherence.c - multi-node tests of the DSM core, run under dsmrun on
+ * 2-4 nodes with 1-2 threads per node (dsmrun -t).  Every test is
+ * collective: all nodes run the same list in the same order.
+ *
+ * cmocka replaces the SIGSEGV action around each test, so each test first
+ * puts the DSM fault handler back (TEST_BEGIN).
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "dsm.h"
+#include "sys_fault.h"
+#include "sys_region.h"
+
+#define TEST_BEGIN() dsm_sys_fault_reassert()
+
+static int rank, nodes, threads;
+
+/* pointers and handles published by node 0 through sharable globals */
+static DSM_SHARABLE uint64_t *g_words;
+static DSM_SHARABLE dsm_lock_t g_lock;
+static DSM_SHARABLE uint64_t g_counter;
+static DSM_SHARABLE char g_padding[2 * 4096];   /* spans several pages */
+
+/* Run fn(t) on `threads` threads of this node (thread 0 is the caller);
+ * the barrier is told how many threads take part. */
+typedef void (*thread_fn)(int t);
+struct thread_arg { thread_fn fn; int t; };
+
+static void *thread_main(void *p)
+{
+    struct thread_arg *a = p;
+    a->fn(a->t);
+    return NULL;
+}
+
+static void run_threads(thread_fn fn)
+{
+    pthread_t tid[64];
+    struct thread_arg args[64];
+    assert_int_equal(dsm_barrier_threads(threads), DSM_OK);
+    for (int t = 1; t < threads; t++) {
+        args[t] = (struct thread_arg){fn, t};
+        assert_int_equal(pthread_create(&tid[t], NULL, thread_main, &args[t]), 0);
+    }
+    fn(0);
+    for (int t = 1; t < threads; t++)
+        pthread_join(tid[t], NULL);
+    assert_int_equal(dsm_barrier_threads(1), DSM_OK);
+}
+
+static uint64_t *publish_array(size_t bytes)
+{
+    if (rank == 0) {
+        g_words = dsm_calloc(1, bytes);
+        assert_non_null(g_words);
+    }
+    dsm_barrier();
+    return g_words;
+}
+
+static void release_array(uint64_t *a)
+{
+    dsm_barrier();
+    if (rank == 0)
+        dsm_free(a);
+}
+
+/* ---- false sharing: every thread writes its own words of the same pages */
+#define FS_PAGES 4
+#define FS_WORDS (FS_PAGES * 4096 / 8)
+static uint64_t *fs_array;
+static volatile int fs_errors;
+
+static void false_sharing_thread(int t)
+{
+    int me = rank * threads + t, all = nodes * threads;
+    for (uint64_t round = 1; round <= 5; round++) {
+        for (size_t w = (size_t)me; w < FS_WORDS; w += (size_t)all)
+            fs_array[w] = round * 1000003u + w;
+        dsm_barrier();
+        for (size_t w = 0; w < FS_WORDS; w++)
+            if (fs_array[w] != round * 1000003u + w)
+                __atomic_add_fetch(&fs_errors, 1, __ATOMIC_RELAXED);
+        dsm_barrier();
+    }
+}
+
+static void test_false_sharing(void **state)
+{
+    TEST_BEGIN();
+    fs_array = publish_array(FS_PAGES * 4096);
+    fs_errors = 0;
+    run_threads(false_sharing_thread);
+    assert_int_equal(fs_errors, 0);
+    release_array(fs_array);
+}
+
+/* ---- a counter under one lock ends at nodes * threads * K */
+#define LOCK_K 100
+static void lock_counter_thread(int t)
+{
+    for (int k = 0; k < LOCK_K; k++) {
+        assert_int_equal(dsm_lock_acquire(&g_lock), DSM_OK);
+        g_counter++;
+        assert_int_equal(dsm_lock_release(&g_lock), DSM_OK);
+    }
+    dsm_barrier();
+}
+
+static void test_lock_counter(void **state)
+{
+    TEST_BEGIN();
+    if (rank == 0) {
+        assert_int_equal(dsm_lock_init(&g_lock), DSM_OK);
+        g_counter = 0;
+    }
+    dsm_barrier();
+    run_threads(lock_counter_thread);
+    assert_int_equal(g_counter, (uint64_t)nodes * threads * LOCK_K);
+    dsm_barrier();
+}
+
+/* ---- try-lock: busy while another node holds it */
+static void test_lock_try(void **state)
+{
+    TEST_BEGIN();
+    if (rank == 0)
+        assert_int_equal(dsm_lock_init(&g_lock), DSM_OK);
+    dsm_barrier();
+    if (rank == 1)
+        assert_int_equal(dsm_lock_acquire(&g_lock), DSM_OK);
+    dsm_barrier();
+    if (rank != 1)
+        assert_int_equal(dsm_lock_try(&g_lock), DSM_ERR_BUSY);
+    dsm_barrier();
+    if (rank == 1)
+        assert_int_equal(dsm_lock_release(&g_lock), DSM_OK);
+    dsm_barrier();
+    if (rank == nodes - 1) {
+        assert_int_equal(dsm_lock_try(&g_lock), DSM_OK);
+        assert_int_equal(dsm_lock_release(&g_lock), DSM_OK);
+    }
+    dsm_barrier();
+}
+
+/* ---- producer/consumer through a lock, and no needless invalidation */
+#define PC_PAGES 8
+static void test_producer_consumer(void **state)
+{
+    TEST_BEGIN();
+    /* page 0..PC_PAGES-1: data; page PC_PAGES: flag; PC_PAGES+1: unrelated */
+    uint64_t *a = publish_array((PC_PAGES + 2) * 4096);
+    uint64_t *flag = a + PC_PAGES * 512, *unrelated = a + (PC_PAGES + 1) * 512;
+    if (rank == 0) {
+        assert_int_equal(dsm_lock_init(&g_lock), DSM_OK);
+        *unrelated = 77;
+    }
+    dsm_barrier();
+    /* every consumer caches the unrelated page and the data pages */
+    uint64_t sum = 0;
+    for (size_t w = 0; w < PC_PAGES * 512; w += 512)
+        sum += a[w];
+    assert_int_equal(sum, 0);
+    assert_int_equal(*unrelated, 77);
+    dsm_barrier();
+
+    int producer = nodes - 1;
+    if (rank == producer) {
+        assert_int_equal(dsm_lock_acquire(&g_lock), DSM_OK);
+        for (size_t w = 0; w < PC_PAGES * 512; w++)
+            a[w] = w * 3 + 1;
+        *flag = 1;
+        assert_int_equal(dsm_lock_release(&g_lock), DSM_OK);
+    } else {
+        int seen = 0;
+        while (!seen) {
+            assert_int_equal(dsm_lock_acquire(&g_lock), DSM_OK);
+            seen = *flag == 1;
+            if (seen) {
+                dsm_stats_t before, after;
+                dsm_stats_get(&before);
+                for (size_t w = 0; w < PC_PAGES * 512; w++)
+                    assert_int_equal(a[w], w * 3 + 1);
+                assert_int_equal(*unrelated, 77);
+                dsm_stats_get(&after);
+                /* the data pages were refetched (unless this node homes
+                 * them), the unrelated page was not */
+                uint64_t fetched = after.pages_fetched - before.pages_fetched;
+                if (rank != 0)
+                    assert_int_equal(fetched, PC_PAGES);
+                else
+                    assert_int_equal(fetched, 0);
+            }
+            assert_int_equal(dsm_lock_release(&g_lock), DSM_OK);
+        }
+    }
+    release_array(a);
+}
+
+/* ---- randomised test against a model of release consistency ----------
+ * Phases separated by barriers.  In phase p word w is written only by its
+ * owner owner(p, w) (or by nobody); a thread reads words that nobody else
+ * writes in this phase and checks the value the model gives.  Lock
+ * sections add to counters; their final sums are checked. */
+#define RAND_WORDS (6 * 512)
+#define RAND_PHASES 12
+#define RAND_COUNTERS 16
+static uint64_t *rand_array;
+static uint64_t rand_seed;
+static volatile int rand_errors;
+
+static uint64_t mix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* owner of word w in phase p: a thread id, or -1 (not written) */
+static int rand_owner(int p, size_t w)
+{
+    uint64_t h = mix(rand_seed ^ ((uint64_t)p << 32) ^ w);
+    int all = nodes * threads;
+    return (h % 3 == 0) ? -1 : (int)((h >> 8) % (uint64_t)all);
+}
+
+static uint64_t rand_value(int p, size_t w)
+{
+    return mix(rand_seed * 31 + (uint64_t)p * 7919 + w) | 1;
+}
+
+/* the model: value of w at the end of phase p (0 before any write) */
+static uint64_t model(int p, size_t w)
+{
+    for (; p >= 0; p--)
+        if (rand_owner(p, w) >= 0)
+            return rand_value(p, w);
+    return 0;
+}
+
+static void random_thread(int t)
+{
+    int me = rank * threads + t;
+    uint64_t *counters = rand_array + RAND_WORDS;
+    uint64_t rng = mix(rand_seed + (uint64_t)me);
+    for (int p = 0; p < RAND_PHASES; p++) {
+        for (int op = 0; op < 400; op++) {
+            rng = mix(rng);
+            size_t w = rng % RAND_WORDS;
+            int owner = rand_owner(p, w);
+            switch ((rng >> 40) % 4) {
+            case 0: case 1:     /* write an owned word, check it back */
+                if (owner == me) {
+                    rand_array[w] = rand_value(p, w);
+                    if (rand_array[w] != rand_value(p, w))
+                        __atomic_add_fetch(&rand_errors, 1, __ATOMIC_RELAXED);
+                }
+                break;
+            case 2:             /* read a word nobody else writes now */
+                if (owner == -1 && rand_array[w] != model(p - 1, w))
+                    __atomic_add_fetch(&rand_errors, 1, __ATOMIC_RELAXED);
+                break;
+            case 3:             /* a lock section */
+                if ((rng >> 20) % 8 == 0) {
+                    dsm_lock_acquire(&g_lock);
+                    counters[(rng >> 24) % RAND_COUNTERS] += 1;
+                    dsm_lock_release(&g_lock);
+                }
+                break;
+            }
+        }
+        /* owners complete their writes so the model holds at the barrier */
+        for (size_t w = 0; w < RAND_WORDS; w++)
+            if (rand_owner(p, w) == me)
+                rand_array[w] = rand_value(p, w);
+        dsm_barrier();
+    }
+    for (size_t w = 0; w < RAND_WORDS; w++)
+        if (rand_array[w] != model(RAND_PHASES - 1, w))
+            __atomic_add_fetch(&rand_errors, 1, __ATOMIC_RELAXED);
+    dsm_barrier();
+}
+
+/* lock sections per thread are random: count them the same way */
+static uint64_t expected_lock_sections(void)
+{
+    uint64_t total = 0;
+    for (int me = 0; me < nodes * threads; me++) {
+        uint64_t rng = mix(rand_seed + (uint64_t)me);
+        for (int p = 0; p < RAND_PHASES; p++)
+            for (int op = 0; op < 400; op++) {
+                rng = mix(rng);
+                if ((rng >> 40) % 4 == 3 && (rng >> 20) % 8 == 0)
+                    total++;
+            }
+    }
+    return total;
+}
+
+static void test_randomised(void **state)
+{
+    TEST_BEGIN();
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+        rand_seed = seed * 0x1234567ull;
+        rand_array = publish_array(RAND_WORDS * 8 + RAND_COUNTERS * 8);
+        if (rank == 0)
+            assert_int_equal(dsm_lock_init(&g_lock), DSM_OK);
+        dsm_barrier();
+        rand_errors = 0;
+        run_threads(random_thread);
+        assert_int_equal(rand_errors, 0);
+        uint64_t total = 0;
+        for (int c = 0; c < RAND_COUNTERS; c++)
+            total += rand_array[RAND_WORDS + c];
+        assert_int_equal(total, expected_lock_sections());
+        release_array(rand_array);
+    }
+}
+
+/* ---- two threads of a node fault on the same page at once; a thread reads
+ * a page while the node refetches it after an invalidation */
+static uint64_t *conc_array;
+static pthread_barrier_t conc_local;
+static volatile int conc_errors;
+
+static void concurrent_thread(int t)
+{
+    for (uint64_t round = 1; round <= 20; round++) {
+        if (rank == 0 && t == 0)
+            for (size_t w = 0; w < 4 * 512; w++)
+                conc_array[w] = round;
+        dsm_barrier();
+        pthread_barrier_wait(&conc_local);   /* start faulting together */
+        for (size_t w = 0; w < 4 * 512; w++) {
+            uint64_t v = conc_array[(w * 7 + (size_t)t * 1021) % (4 * 512)];
+            if (v != round)
+                __atomic_add_fetch(&conc_errors, 1, __ATOMIC_RELAXED);
+        }
+        dsm_barrier();
+    }
+}
+
+static void test_concurrent_faults(void **state)
+{
+    TEST_BEGIN();
+    conc_array = publish_array(4 * 4096);
+    conc_errors = 0;
+    pthread_barrier_init(&conc_local, NULL, (unsigned)threads);
+    run_threads(concurrent_thread);
+    pthread_barrier_destroy(&conc_local);
+    assert_int_equal(conc_errors, 0);
+    release_array(conc_array);
+}
+
+/* thread 1 keeps reading a page whose words are always equal and non-zero
+ * while thread 0 acquires a lock that invalidates it again and again */
+static volatile int reader_stop;
+static void reader_thread(int t)
+{
+    if (t == 0) {
+        for (uint64_t k = 1; k <= 100; k++) {
+            dsm_lock_acquire(&g_lock);
+            if (rank == 0)
+                for (size_t w = 0; w < 512; w++)
+                    conc_array[w] = conc_array[w] + 1;
+            dsm_lock_release(&g_lock);
+        }
+        reader_stop = 1;
+    } else {
+        while (!reader_stop)
+            for (size_t w = 0; w < 512; w++)
+                if (conc_array[w] == 0)   /* never a half-installed page */
+                    __atomic_add_fetch(&conc_errors, 1, __ATOMIC_RELAXED);
+    }
+    dsm_barrier();
+}
+
+static void test_read_during_refetch(void **state)
+{
+    TEST_BEGIN();
+    if (threads < 2)
+        skip();
+    conc_array = publish_array(4096);
+    if (rank == 0) {
+        assert_int_equal(dsm_lock_init(&g_lock), DSM_OK);
+        for (size_t w = 0; w < 512; w++)
+            conc_array[w] = 1;
+    }
+    dsm_barrier();
+    conc_errors = 0;
+    reader_stop = 0;
+    run_threads(reader_thread);
+    assert_int_equal(conc_errors, 0);
+    release_array(conc_array);
+}
+
+/* ---- sharable globals: one value cluster-wide, node 0's initial value */
+static DSM_SHARABLE int g_initial = 42;
+static void test_sharable_globals(void **state)
+{
+    TEST_BEGIN();
+    assert_true(dsm_is_sharable(&g_initial));
+    assert_true(dsm_is_sharable(g_padding));
+    assert_int_equal(g_initial, 42);
+    dsm_barrier();
+    if (rank == nodes - 1)
+        g_initial = 1000 + rank;
+    dsm_barrier();
+    assert_int_equal(g_initial, 1000 + nodes - 1);
+    dsm_barrier();
+}
+
+/* ---- heap: blocks from every node, freed by another node */
+static DSM_SHARABLE uint64_t *g_blocks[64];
+static void test_heap_cross_node(void **state)
+{
+    TEST_BEGIN();
+    uint64_t *mine = dsm_malloc(3000);
+    assert_non_null(mine);
+    assert_true(dsm_is_sharable(mine));
+    for (int i = 0; i < 375; i++)
+        mine[i] = (uint64_t)rank * 10000 + (uint64_t)i;
+    g_blocks[rank] = mine;
+    dsm_barrier();
+    int peer = (rank + 1) % nodes;
+    uint64_t *theirs = g_blocks[peer];
+    for (int i = 0; i < 375; i++)
+        assert_int_equal(theirs[i], (uint64_t)peer * 10000 + (uint64_t)i);
+    dsm_barrier();
+    /* realloc another node's block (asks its size), then free it */
+    uint64_t *grown = dsm_realloc(theirs, 6000);
+    assert_non_null(grown);
+    for (int i = 0; i < 375; i++)
+        assert_int_equal(grown[i], (uint64_t)peer * 10000 + (uint64_t)i);
+    dsm_free(grown);
+    dsm_barrier();
+}
+
+/* ---- bounded metadata: 10,000 barrier-write cycles */
+static long resident_kib(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    long size = 0, res = 0;
+    if (f) {
+        if (fscanf(f, "%ld %ld", &size, &res) != 2)
+            res = 0;
+        fclose(f);
+    }
+    return res * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+static void test_bounded_metadata(void **state)
+{
+    TEST_BEGIN();
+    uint64_t *a = publish_array((size_t)nodes * 4096);
+    long after_warmup = 0;
+    for (int k = 0; k < 10000; k++) {
+        a[(size_t)rank * 512 + (size_t)(k % 512)] = (uint64_t)k;   /* own */
+        a[(size_t)((rank + 1) % nodes) * 512 + 511 - (size_t)rank] = (uint64_t)k;
+        dsm_barrier();
+        if (k == 999)
+            after_warmup = resident_kib();
+    }
+    long growth = resident_kib() - after_warmup;
+    print_message("node %d: resident growth over 9,000 barriers: %ld KiB\n",
+                  rank, growth);
+    assert_true(growth < 512);
+    release_array(a);
+}
+
+int main(void)
+{
+    if (dsm_init() != DSM_OK)
+        return 1;
+    rank = dsm_node_id();
+    nodes = dsm_num_nodes();
+    const char *t = getenv("DSM_THREADS");
+    threads = t ? atoi(t) : 1;
+    if (threads < 1 || threads > 64)
+        threads = 1;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sharable_globals),
+        cmocka_unit_test(test_false_sharing),
+        cmocka_unit_test(test_lock_counter),
+        cmocka_unit_test(test_lock_try),
+        cmocka_unit_test(test_producer_consumer),
+        cmocka_unit_test(test_randomised),
+        cmocka_unit_test(test_concurrent_faults),
+        cmocka_unit_test(test_read_during_refetch),
+        cmocka_unit_test(test_heap_cross_node),
+        cmocka_unit_test(test_bounded_metadata),
+    };
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    dsm_sys_fault_reassert();
+    dsm_finalize();
+    return failed ? 1 : 0;
+}
