@@ -25,18 +25,34 @@ static void fetch_fail(dsm_status_t st)
     _exit(DSM_EXIT_FATAL);
 }
 
+/* Pages registered with their home in one share request: a fault usually
+ * starts a scan, and one round trip then covers the next pages too. */
+#define SHARE_BATCH 16u
+
 /* Tell the home we now hold a copy, so it starts tracking its own writes to
- * the page.  Waits for the acknowledgement: the home must write-protect the
- * page before we read it, or a home write could escape the notices. */
+ * the page (and the following unregistered pages it also homes).  Waits
+ * for the acknowledgement: the home must write-protect the pages before we
+ * read them, or a home write could escape the notices. */
 static void share_with_home(size_t index, int home)
 {
+    uint32_t count = 1;
+    while (count < SHARE_BATCH && index + count < coh.npages) {
+        const coh_page_t *next = &coh.pages[index + count];
+        if (next->home != home || (atomic_load(&next->flags) &
+                                   (PF_REGISTERED | PF_HOME)))
+            break;
+        count++;
+    }
     int slot = coh_slot_self();
     coh.slots[slot].done = 0;
-    coh_msg_share_t msg = {(uint32_t)index, 1, (uint32_t)slot, 0};
+    coh_msg_share_t msg = {(uint32_t)index, count, (uint32_t)slot, 0};
     dsm_status_t st = dsm_tp_am_send(home, COH_AM_SHARE_REQ, &msg, sizeof msg);
     if (st != DSM_OK)
         fetch_fail(st);
     dsm_tp_wait_flag(&coh.slots[slot].done, "the home's share acknowledgement");
+    for (uint32_t k = 0; k < count; k++)
+        atomic_fetch_or_explicit(&coh.pages[index + k].flags, PF_REGISTERED,
+                                 memory_order_relaxed);
 }
 
 static void make_writable(size_t index, coh_page_t *pg, int home_page)
@@ -67,11 +83,8 @@ int coh_fault_handler(uintptr_t addr, int access)
     int home_page = (flags & PF_HOME) != 0;
 
     if (state == PS_INVALID && !home_page) {
-        if (!(flags & PF_REGISTERED)) {
+        if (!(flags & PF_REGISTERED))
             share_with_home(index, pg->home);
-            atomic_fetch_or_explicit(&pg->flags, PF_REGISTERED,
-                                     memory_order_relaxed);
-        }
         dsm_status_t st = dsm_tp_get(pg->home, DSM_TP_SEG_REGION,
                                      (uint64_t)index << DSM_PAGE_SHIFT,
                                      coh_page_rt(index), DSM_PAGE_SIZE);
