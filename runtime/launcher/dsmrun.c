@@ -1,0 +1,244 @@
+/*
+ * dsmrun.c - the dsmomp launcher: starts the nodes of one job on this
+ * machine and supervises them.
+ *
+ * Layer: launcher (uses base and sys only).  Entry point: main.
+ * Order matters: everything is validated before anything is started; the
+ * signals are captured before the first fork; the rendezvous socket exists
+ * before any node; dsmrun's copy of it is closed once node 0 has it.
+ * Each step lives in its own file: launch_options (command line),
+ * launch_program (PATH search), launch_identity (job id, token),
+ * launch_rendezvous (node 0's socket), launch_env (node environment),
+ * launch_spawn (one node), launch_supervise (waiting and ending the job),
+ * launch_shm (shared memory left behind), launch_report (messages).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "launch_env.h"
+#include "launch_identity.h"
+#include "launch_options.h"
+#include "launch_program.h"
+#include "launch_rendezvous.h"
+#include "launch_report.h"
+#include "launch_shm.h"
+#include "launch_spawn.h"
+#include "launch_supervise.h"
+
+enum {
+    EXIT_USAGE = 2,
+    EXIT_LAUNCHER = 1,   /* dsmrun itself failed */
+};
+
+/* Everything dsmrun holds while the job runs, released in reverse. */
+typedef struct launch {
+    const dsm_launch_options_t *options;
+    char program[PATH_MAX];
+    char job_id[DSM_LAUNCH_JOB_ID_MAX];
+    char token[DSM_LAUNCH_TOKEN_CHARS + 1];
+    char rendezvous[64];
+    char shm_dir[PATH_MAX];          /* the job's UCX_POSIX_DIR, or "" */
+    int listen_fd;
+    int stdin_fd;                    /* node 0's stdin, or -1 to inherit */
+    int null_fd;                     /* /dev/null, stdin of the other nodes */
+    sigset_t previous_mask;
+    sigset_t forwarded_signals;
+    struct sigaction previous_sigpipe;
+    dsm_launch_job_t job;
+} launch_t;
+
+static int fail(const char *what)
+{
+    dsm_launch_say("%s: %s", what, strerror(errno));
+    return EXIT_LAUNCHER;
+}
+
+/* Identity, rendezvous socket, shared-memory directory, standard input. */
+static int prepare(launch_t *l)
+{
+    if (dsm_launch_make_job_id(l->job_id) != DSM_OK ||
+        dsm_launch_make_token(l->token) != DSM_OK)
+        return fail("cannot read random bytes");
+
+    uint16_t port;
+    if (dsm_launch_rendezvous_listen(l->options->nodes, &l->listen_fd,
+                                     &port) != DSM_OK)
+        return fail("cannot create the rendezvous socket");
+    snprintf(l->rendezvous, sizeof l->rendezvous, "%s:%u",
+             DSM_LAUNCH_RENDEZVOUS_HOST, (unsigned)port);
+
+    if (dsm_launch_shm_dir_needed() &&
+        dsm_launch_shm_dir_create(l->job_id, l->shm_dir,
+                                  sizeof l->shm_dir) != DSM_OK) {
+        /* not fatal: UCX then uses /dev/shm as usual */
+        dsm_launch_say("no private shared-memory directory for the job: %s",
+                       strerror(errno));
+        l->shm_dir[0] = '\0';
+    }
+
+    l->null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (l->null_fd < 0)
+        return fail("cannot open /dev/null");
+    /* A node in the job's (background) process group that reads the
+     * terminal would be stopped by SIGTTIN, so a terminal reaches nobody. */
+    l->stdin_fd = isatty(STDIN_FILENO) ? l->null_fd : -1;
+    return 0;
+}
+
+static int start_nodes(launch_t *l)
+{
+    const dsm_launch_options_t *o = l->options;
+    dsm_launch_env_values_t values = {
+        .size = o->nodes,
+        .threads = o->threads,
+        .rendezvous = l->rendezvous,
+        .rendezvous_fd = l->listen_fd,
+        .token = l->token,
+        .job_id = l->job_id,
+        .ucx_posix_dir = l->shm_dir[0] ? l->shm_dir : NULL,
+    };
+
+    if (o->verbose)
+        dsm_launch_say("job %s: %d node%s of %d thread%s, rendezvous %s: %s",
+                       l->job_id, o->nodes, o->nodes == 1 ? "" : "s",
+                       o->threads, o->threads == 1 ? "" : "s", l->rendezvous,
+                       l->program);
+
+    for (int rank = 0; rank < o->nodes; rank++) {
+        char **envp;
+        if (dsm_launch_env_build(&values, rank, &envp) != DSM_OK) {
+            errno = ENOMEM;
+            return fail("cannot build the node environment");
+        }
+        dsm_launch_child_t child = {
+            .rank = rank,
+            .path = l->program,
+            .argv = o->program_argv,
+            .envp = envp,
+            .process_group = l->job.process_group,
+            .inherit_fd = rank == 0 ? l->listen_fd : -1,
+            .stdin_fd = rank == 0 ? l->stdin_fd : l->null_fd,
+            .signal_mask = &l->previous_mask,
+            .sigpipe_action = &l->previous_sigpipe,
+            .default_signals = &l->forwarded_signals,
+        };
+        pid_t pid;
+        dsm_status_t status = dsm_launch_spawn(&child, &pid);
+        dsm_launch_env_free(envp);
+        if (status != DSM_OK)
+            return fail("cannot start a node");
+
+        l->job.nodes[rank] = (dsm_launch_node_t){.pid = pid, .running = 1};
+        l->job.node_count = rank + 1;
+        if (rank == 0)
+            l->job.process_group = pid;
+        if (o->verbose)
+            dsm_launch_say("node %d pid %ld", rank, (long)pid);
+    }
+    return 0;
+}
+
+static int run(const dsm_launch_options_t *options)
+{
+    launch_t *l = calloc(1, sizeof *l);
+    dsm_launch_node_t *nodes = calloc((size_t)options->nodes, sizeof *nodes);
+    if (!l || !nodes) {
+        free(l);
+        free(nodes);
+        errno = ENOMEM;
+        return fail("cannot allocate");
+    }
+    l->options = options;
+    l->listen_fd = l->null_fd = l->stdin_fd = -1;
+    l->job = (dsm_launch_job_t){
+        .nodes = nodes,
+        .kill_grace_s = options->kill_grace_s,
+        .verbose = options->verbose,
+        .signal_fd = -1,
+    };
+
+    int exit_status = EXIT_LAUNCHER;
+    time_t job_start_time = time(NULL);
+    if (dsm_launch_resolve_program(options->program_argv[0], l->program,
+                                   sizeof l->program) != DSM_OK) {
+        exit_status = EXIT_USAGE;
+        goto free_memory;
+    }
+
+    /* Processes that nodes leave behind are reparented to dsmrun, so that
+     * it can wait for them and nothing outlives the job unnoticed. */
+    if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
+        exit_status = fail("cannot become a child subreaper");
+        goto free_memory;
+    }
+    struct sigaction ignore = {.sa_handler = SIG_IGN};
+    if (sigaction(SIGPIPE, &ignore, &l->previous_sigpipe) != 0) {
+        exit_status = fail("cannot ignore SIGPIPE");
+        goto free_memory;
+    }
+    dsm_launch_forwarded_signals(&l->forwarded_signals);
+    if (dsm_launch_signals_capture(&l->previous_mask,
+                                   &l->job.signal_fd) != DSM_OK) {
+        exit_status = fail("cannot capture signals");
+        goto free_memory;
+    }
+
+    int prepared = prepare(l);
+    if (prepared != 0) {
+        exit_status = prepared;
+        goto release;
+    }
+    int start_failure = start_nodes(l);
+    /* node 0 holds the socket now; dsmrun's copy would keep the port open
+     * after node 0 is gone */
+    close(l->listen_fd);
+    l->listen_fd = -1;
+    if (start_failure != 0) {
+        dsm_launch_end_now(&l->job);
+        exit_status = start_failure;
+    } else if (dsm_launch_supervise(&l->job, &exit_status) != DSM_OK) {
+        exit_status = fail("supervising the nodes failed");
+    }
+    dsm_launch_sysv_remove(l->job.nodes, l->job.node_count, job_start_time,
+                           options->verbose);
+
+release:
+    if (l->shm_dir[0])
+        dsm_launch_shm_dir_remove(l->shm_dir, options->verbose);
+    if (l->null_fd >= 0)
+        close(l->null_fd);
+    if (l->listen_fd >= 0)
+        close(l->listen_fd);
+    close(l->job.signal_fd);
+free_memory:
+    explicit_bzero(l->token, sizeof l->token);
+    free(nodes);
+    free(l);
+    return exit_status;
+}
+
+int main(int argc, char **argv)
+{
+    dsm_launch_options_t options;
+    if (dsm_launch_options_parse(argc, argv, &options) != DSM_OK)
+        return EXIT_USAGE;
+
+    switch (options.action) {
+    case DSM_LAUNCH_HELP:
+        dsm_launch_print_help(stdout);
+        return fflush(stdout) == 0 ? 0 : EXIT_LAUNCHER;
+    case DSM_LAUNCH_VERSION:
+        dsm_launch_print_version(stdout);
+        return fflush(stdout) == 0 ? 0 : EXIT_LAUNCHER;
+    case DSM_LAUNCH_RUN:
+        break;
+    }
+    return run(&options);
+}

@@ -1,0 +1,189 @@
+/*
+ * launch_options.c - parses dsmrun's command line; holds the help text.
+ *
+ * Layer: launcher.  Entry points in launch_options.h.  Start-up only.
+ * getopt_long runs in "+" mode: the first non-option word is the program,
+ * and everything after it belongs to the program.
+ */
+#include "launch_options.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base_config.h"
+#include "launch_report.h"
+
+#ifndef DSM_VERSION
+#error "DSM_VERSION must be defined by the build"
+#endif
+
+enum { OPT_KILL_GRACE = 256 };
+
+static const struct option long_options[] = {
+    {"nodes",      required_argument, NULL, 'n'},
+    {"threads",    required_argument, NULL, 't'},
+    {"kill-grace", required_argument, NULL, OPT_KILL_GRACE},
+    {"verbose",    no_argument,       NULL, 'v'},
+    {"help",       no_argument,       NULL, 'h'},
+    {"version",    no_argument,       NULL, 'V'},
+    {NULL, 0, NULL, 0},
+};
+
+/* "+": stop at the program name; ":": report a missing value as ':'. */
+static const char short_options[] = "+:n:t:vhV";
+
+void dsm_launch_print_help(FILE *stream)
+{
+    fprintf(stream,
+"Usage: dsmrun [OPTIONS] PROGRAM [ARGUMENTS...]\n"
+"\n"
+"Start PROGRAM as the nodes of one dsmomp job on this machine.  Every node\n"
+"runs with address-space randomisation off, so code and data have the same\n"
+"addresses on every node.  Options after PROGRAM belong to PROGRAM.\n"
+"\n"
+"Options:\n"
+"  -n, --nodes N           number of nodes to start, 1 to %d (default 1)\n"
+"  -t, --threads T         threads per node, 1 to %d (default 1); passed to\n"
+"                          the nodes as DSM_THREADS\n"
+"      --kill-grace SECS   after a failure or a forwarded signal, wait SECS\n"
+"                          seconds (0 to %d) before sending SIGKILL to\n"
+"                          the job (default: DSM_KILL_GRACE, else %d)\n"
+"  -v, --verbose           report what is started and how each node ends\n"
+"  -h, --help              print this help and exit\n"
+"  -V, --version           print the version and exit\n"
+"\n"
+"Set for every node (other variables pass through unchanged):\n"
+"  DSM_RANK                the node's number, 0 to N-1\n"
+"  DSM_SIZE                N\n"
+"  DSM_THREADS             T\n"
+"  DSM_RENDEZVOUS          127.0.0.1:PORT, where node 0 accepts the others\n"
+"  DSM_RENDEZVOUS_FD       node 0 only: the already listening socket\n"
+"  DSM_TOKEN               the job's secret (128 random bits); never printed\n"
+"  DSM_JOB_ID              unique per job: DSMRUN_PID.RANDOM\n"
+"  UCX_POSIX_DIR           only with UCX_POSIX_USE_PROC_LINK=n, when UCX keeps\n"
+"                          its shared-memory files, and unless already set:\n"
+"                          a private directory, removed with its files at\n"
+"                          the end of the job\n"
+"\n"
+"Read by dsmrun:\n"
+"  DSM_KILL_GRACE          default of --kill-grace\n"
+"\n"
+"Behaviour:\n"
+"  The nodes form one process group.  SIGINT, SIGTERM, SIGHUP and SIGQUIT\n"
+"  received by dsmrun are forwarded to it.  When a node exits with a\n"
+"  non-zero status or is killed by a signal, dsmrun names it, sends SIGTERM\n"
+"  to the others and SIGKILL after the grace period.  Processes left in the\n"
+"  job's process group after the last node ended are ended the same way.\n"
+"  If dsmrun itself is killed, the nodes receive SIGKILL.  Shared-memory\n"
+"  segments created by the nodes and left behind are removed.\n"
+"  Standard input reaches node 0 unless it is a terminal; the other nodes\n"
+"  read /dev/null.\n"
+"\n"
+"Exit status: 0 when every node exits 0; otherwise the status of the node\n"
+"that failed first (128+N when killed by signal N); 128+N when dsmrun\n"
+"received signal N; 2 for a usage error; 1 when dsmrun itself fails.\n",
+            DSM_LAUNCH_MAX_NODES, DSM_LAUNCH_MAX_THREADS,
+            DSM_LAUNCH_MAX_KILL_GRACE, DSM_LAUNCH_DEFAULT_KILL_GRACE);
+}
+
+void dsm_launch_print_version(FILE *stream)
+{
+    fprintf(stream, "dsmrun (dsmomp) %s\n", DSM_VERSION);
+}
+
+static dsm_status_t parse_count(const char *what, const char *text, long min,
+                                long max, int *out)
+{
+    long value;
+    if (dsm_parse_int_range(text, min, max, &value) != DSM_OK) {
+        dsm_launch_say("invalid %s '%s': expected an integer from %ld to %ld",
+                       what, text, min, max);
+        return DSM_ERR_INVALID;
+    }
+    *out = (int)value;
+    return DSM_OK;
+}
+
+/* The option word getopt just rejected, for the message. */
+static void report_bad_option(int code, char **argv)
+{
+    const char *word = argv[optind - 1];
+    int is_long = word && word[0] == '-' && word[1] == '-';
+
+    if (code == ':') {
+        if (is_long)
+            dsm_launch_say("option '%s' needs a value", word);
+        else
+            dsm_launch_say("option '-%c' needs a value", optopt);
+    } else if (is_long && optopt != 0) {
+        /* a known long option given a value it does not take */
+        int name_len = (int)strcspn(word, "=");
+        dsm_launch_say("option '%.*s' does not take a value", name_len, word);
+    } else if (is_long) {
+        /* unknown or ambiguous */
+        dsm_launch_say("unknown option '%s' (see dsmrun --help)", word);
+    } else {
+        dsm_launch_say("unknown option '-%c' (see dsmrun --help)", optopt);
+    }
+}
+
+dsm_status_t dsm_launch_options_parse(int argc, char **argv,
+                                      dsm_launch_options_t *out)
+{
+    dsm_launch_options_t opts = {
+        .action = DSM_LAUNCH_RUN,
+        .nodes = 1,
+        .threads = 1,
+        .kill_grace_s = DSM_LAUNCH_DEFAULT_KILL_GRACE,
+    };
+
+    const char *grace_env = getenv("DSM_KILL_GRACE");
+    if (grace_env && *grace_env &&
+        parse_count("DSM_KILL_GRACE", grace_env, 0, DSM_LAUNCH_MAX_KILL_GRACE,
+                    &opts.kill_grace_s) != DSM_OK)
+        return DSM_ERR_INVALID;
+
+    opterr = 0;   /* our own one-line messages instead of getopt's */
+    optind = 1;
+    int code;
+    while ((code = getopt_long(argc, argv, short_options, long_options,
+                               NULL)) != -1) {
+        switch (code) {
+        case 'n':
+            if (parse_count("node count", optarg, 1, DSM_LAUNCH_MAX_NODES,
+                            &opts.nodes) != DSM_OK)
+                return DSM_ERR_INVALID;
+            break;
+        case 't':
+            if (parse_count("thread count", optarg, 1, DSM_LAUNCH_MAX_THREADS,
+                            &opts.threads) != DSM_OK)
+                return DSM_ERR_INVALID;
+            break;
+        case OPT_KILL_GRACE:
+            if (parse_count("kill grace", optarg, 0, DSM_LAUNCH_MAX_KILL_GRACE,
+                            &opts.kill_grace_s) != DSM_OK)
+                return DSM_ERR_INVALID;
+            break;
+        case 'v':
+            opts.verbose = 1;
+            break;
+        case 'h':
+        case 'V':
+            opts.action = code == 'h' ? DSM_LAUNCH_HELP : DSM_LAUNCH_VERSION;
+            *out = opts;
+            return DSM_OK;
+        default:
+            report_bad_option(code, argv);
+            return DSM_ERR_INVALID;
+        }
+    }
+
+    if (optind >= argc) {
+        dsm_launch_say("no program given (see dsmrun --help)");
+        return DSM_ERR_INVALID;
+    }
+    opts.program_argv = argv + optind;
+    *out = opts;
+    return DSM_OK;
+}

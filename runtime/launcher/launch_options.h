@@ -1,0 +1,46 @@
+/*
+ * launch_options.h - dsmrun's command line and its help text.
+ *
+ * Layer: launcher (uses base for number parsing).  Entry points:
+ * dsm_launch_options_parse, dsm_launch_print_help, dsm_launch_print_version.
+ * Called once from main before anything is started.
+ */
+#ifndef LAUNCH_OPTIONS_H
+#define LAUNCH_OPTIONS_H
+
+#include <stdio.h>
+
+#include "dsm.h"
+
+#define DSM_LAUNCH_MAX_NODES          4096
+#define DSM_LAUNCH_MAX_THREADS        1024   /* DSM_THREADS limit of base */
+#define DSM_LAUNCH_MAX_KILL_GRACE     3600
+#define DSM_LAUNCH_DEFAULT_KILL_GRACE 2
+
+typedef enum dsm_launch_action {
+    DSM_LAUNCH_RUN = 0,
+    DSM_LAUNCH_HELP,
+    DSM_LAUNCH_VERSION,
+} dsm_launch_action_t;
+
+typedef struct dsm_launch_options {
+    dsm_launch_action_t action;
+    int nodes;                /* -n, default 1 */
+    int threads;              /* -t, default 1 */
+    int kill_grace_s;         /* --kill-grace, else DSM_KILL_GRACE, else 2 */
+    int verbose;              /* -v */
+    char **program_argv;      /* the program and its arguments (points into
+                                 main's argv, NULL-terminated); NULL unless
+                                 action is DSM_LAUNCH_RUN */
+} dsm_launch_options_t;
+
+/* Parse main's arguments (and DSM_KILL_GRACE).  On a bad option, a bad
+ * value or a missing program, prints one line starting with "dsmrun: " on
+ * stderr and returns DSM_ERR_INVALID. */
+dsm_status_t dsm_launch_options_parse(int argc, char **argv,
+                                      dsm_launch_options_t *out);
+
+void dsm_launch_print_help(FILE *stream);
+void dsm_launch_print_version(FILE *stream);
+
+#endif
