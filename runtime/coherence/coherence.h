@@ -49,4 +49,29 @@ dsm_status_t dsm_coh_control_reserve(size_t bytes, uint64_t *offset,
  * Distinct keys may share a lock (correct, only less concurrent). */
 dsm_lock_t dsm_coh_lock_named(uint64_t key);
 
+/* Cluster-wide atomic operations on sharable memory (what `#pragma omp
+ * atomic` becomes through the compiler shim).  addr must be naturally
+ * aligned, size 1, 2, 4 or 8.  The operation is performed on the home's
+ * copy of the word (one-sided atomics, or the CPU's when this node is the
+ * home); this node's cached copy is updated to match, and the page gets a
+ * write notice so other nodes see the result after their next acquire.
+ * *old receives the previous value (zero-extended).  Float operations
+ * interpret the bits as float (size 4) or double (size 8). */
+typedef enum dsm_coh_atomic_op {
+    DSM_ATOMIC_LOAD,     /* *old = *addr */
+    DSM_ATOMIC_STORE,    /* *addr = operand */
+    DSM_ATOMIC_XCHG,     /* *addr = operand */
+    DSM_ATOMIC_CAS,      /* if *addr == expected: *addr = operand */
+    DSM_ATOMIC_ADD, DSM_ATOMIC_SUB, DSM_ATOMIC_AND, DSM_ATOMIC_OR,
+    DSM_ATOMIC_XOR, DSM_ATOMIC_NAND,
+    DSM_ATOMIC_MAX, DSM_ATOMIC_MIN,      /* signed */
+    DSM_ATOMIC_UMAX, DSM_ATOMIC_UMIN,    /* unsigned */
+    DSM_ATOMIC_FADD, DSM_ATOMIC_FSUB,    /* float / double */
+    DSM_ATOMIC_FMAX, DSM_ATOMIC_FMIN,
+} dsm_coh_atomic_op_t;
+
+dsm_status_t dsm_coh_atomic(void *addr, unsigned size, dsm_coh_atomic_op_t op,
+                            uint64_t operand, uint64_t expected,
+                            uint64_t *old);
+
 #endif

@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "coherence.h"
 #include "dsm.h"
 #include "sys_fault.h"
 #include "sys_region.h"
@@ -364,25 +365,32 @@ static void test_concurrent_faults(void **state)
     release_array(conc_array);
 }
 
-/* thread 1 keeps reading a page whose words are always equal and non-zero
- * while thread 0 acquires a lock that invalidates it again and again */
+/* thread 1 keeps reading a page whose words only grow, while the last node
+ * increments them under a lock again and again: at the home (node 0) the
+ * reader sees diffs being applied, elsewhere it sees the page invalidated
+ * and refetched.  A reader must never see a word go back or a zero (a
+ * half-installed page). */
 static volatile int reader_stop;
 static void reader_thread(int t)
 {
     if (t == 0) {
         for (uint64_t k = 1; k <= 100; k++) {
             dsm_lock_acquire(&g_lock);
-            if (rank == 0)
+            if (rank == nodes - 1)
                 for (size_t w = 0; w < 512; w++)
                     conc_array[w] = conc_array[w] + 1;
             dsm_lock_release(&g_lock);
         }
         reader_stop = 1;
     } else {
+        uint64_t last[512] = {0};
         while (!reader_stop)
-            for (size_t w = 0; w < 512; w++)
-                if (conc_array[w] == 0)   /* never a half-installed page */
+            for (size_t w = 0; w < 512; w++) {
+                uint64_t v = conc_array[w];
+                if (v == 0 || v < last[w])
                     __atomic_add_fetch(&conc_errors, 1, __ATOMIC_RELAXED);
+                last[w] = v;
+            }
     }
     dsm_barrier();
 }
@@ -448,6 +456,73 @@ static void test_heap_cross_node(void **state)
     dsm_barrier();
 }
 
+/* ---- cluster-wide atomics on words homed at node 0 and at the last node */
+#define ATOMIC_K 200
+static uint64_t *atomic_words[2];
+static void atomics_thread(int t)
+{
+    for (int k = 0; k < ATOMIC_K; k++)
+        for (int h = 0; h < 2; h++) {
+            uint64_t old;
+            char *base = (char *)atomic_words[h];
+            dsm_coh_atomic(base, 8, DSM_ATOMIC_ADD, 3, 0, &old);
+            dsm_coh_atomic(base + 8, 4, DSM_ATOMIC_SUB, 1, 0, &old);
+            dsm_coh_atomic(base + 14, 2, DSM_ATOMIC_ADD, 1, 0, &old);
+            double one = 1.0;
+            uint64_t bits;
+            memcpy(&bits, &one, 8);
+            dsm_coh_atomic(base + 16, 8, DSM_ATOMIC_FADD, bits, 0, &old);
+            dsm_coh_atomic(base + 24, 8, DSM_ATOMIC_MAX,
+                           (uint64_t)(rank * 100 + t * 10 + k % 7), 0, &old);
+            /* a compare-and-swap loop, as clang emits for other operations */
+            uint64_t cur;
+            dsm_coh_atomic(base + 32, 8, DSM_ATOMIC_LOAD, 0, 0, &cur);
+            for (;;) {
+                dsm_coh_atomic(base + 32, 8, DSM_ATOMIC_CAS, cur * 2 % 1000003,
+                               cur, &old);
+                if (old == cur)
+                    break;
+                cur = old;
+            }
+        }
+    dsm_barrier();
+}
+
+static void test_atomics(void **state)
+{
+    TEST_BEGIN();
+    static DSM_SHARABLE uint64_t *words[2];
+    if (rank == 0 || rank == nodes - 1) {
+        uint64_t *w = dsm_calloc(8, 8);
+        assert_non_null(w);
+        w[4] = 1;
+        words[rank == 0 ? 0 : 1] = w;
+    }
+    dsm_barrier();
+    atomic_words[0] = words[0];
+    atomic_words[1] = words[1];
+    /* every node caches the pages first, so the local copies must follow */
+    assert_int_equal(atomic_words[0][0] + atomic_words[1][0], 0);
+    dsm_barrier();
+    run_threads(atomics_thread);
+    uint64_t n = (uint64_t)nodes * (uint64_t)threads * ATOMIC_K;
+    uint64_t expect_cas = 1;
+    for (uint64_t i = 0; i < n; i++)
+        expect_cas = expect_cas * 2 % 1000003;
+    for (int h = 0; h < 2; h++) {
+        uint64_t *w = atomic_words[h];
+        assert_int_equal(w[0], 3 * n);
+        assert_int_equal((uint32_t)w[1], (uint32_t)(0 - (uint32_t)n));
+        assert_int_equal(((uint16_t *)w)[7], (uint16_t)n);
+        double d;
+        memcpy(&d, &w[2], 8);
+        assert_true(d == (double)n);
+        assert_int_equal(w[3], (uint64_t)((nodes - 1) * 100 + (threads - 1) * 10 + 6));
+        assert_int_equal(w[4], expect_cas);
+    }
+    dsm_barrier();
+}
+
 /* ---- bounded metadata: 10,000 barrier-write cycles */
 static long resident_kib(void)
 {
@@ -500,6 +575,7 @@ int main(void)
         cmocka_unit_test(test_concurrent_faults),
         cmocka_unit_test(test_read_during_refetch),
         cmocka_unit_test(test_heap_cross_node),
+        cmocka_unit_test(test_atomics),
         cmocka_unit_test(test_bounded_metadata),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
