@@ -1,0 +1,113 @@
+/*
+ * test_stats.c - DSM_STATS reports: `json` gives one object per node on
+ * stdout with every counter, `1` a text summary on stderr, DSM_STATS_FILE
+ * one file per node.  Runs node_stats under dsmrun ($DSMRUN, $NODE_STATS).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "harness.h"
+
+#define OUT_MAX 65536
+
+static char out[OUT_MAX];
+
+static void run_job(const char *const env[])
+{
+    const char *argv[] = {getenv("DSMRUN"), "-n", "2", getenv("NODE_STATS"),
+                          NULL};
+    int status = -1;
+    assert_non_null(argv[0]);
+    assert_non_null(argv[3]);
+    assert_int_equal(dsm_harness_run(argv, env, 60, out, sizeof out, &status), 0);
+    if (status != 0)
+        fail_msg("job exited %d:\n%s", status, out);
+}
+
+/* The value of "key": N in the JSON line of node `node`, or -1. */
+static long long json_value(const char *text, int node, const char *key)
+{
+    char head[32], pat[80];
+    snprintf(head, sizeof head, "{\"node\": %d,", node);
+    const char *line = strstr(text, head);
+    if (!line)
+        return -1;
+    const char *end = strchr(line, '\n');
+    snprintf(pat, sizeof pat, "\"%s\": ", key);
+    const char *at = strstr(line, pat);
+    if (!at || (end && at > end))
+        return -1;
+    return atoll(at + strlen(pat));
+}
+
+static void test_json(void **state)
+{
+    const char *env[] = {"DSM_STATS=json", NULL};
+    run_job(env);
+    static const char *const keys[] = {
+        "read_faults", "write_faults", "pages_fetched", "twins", "diffs_sent",
+        "diff_bytes_sent", "write_notices_sent", "write_notices_received",
+        "invalidations", "barriers", "lock_acquires", "messages_sent",
+        "bytes_sent", "rma_gets", "rma_puts", "atomics", "protocol_ns"};
+    for (int node = 0; node < 2; node++)
+        for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
+            if (json_value(out, node, keys[k]) < 0)
+                fail_msg("node %d: no \"%s\" in:\n%s", node, keys[k], out);
+    /* node 1 read 4 pages from node 0 (and the page of the sharable global
+     * that points to them) and wrote one of them */
+    assert_int_equal(json_value(out, 1, "pages_fetched"), 5);
+    assert_int_equal(json_value(out, 1, "twins"), 1);
+    assert_int_equal(json_value(out, 1, "diffs_sent"), 1);
+    assert_int_equal(json_value(out, 1, "diff_bytes_sent"), 8);
+    assert_int_equal(json_value(out, 0, "pages_fetched"), 0);
+    assert_true(json_value(out, 0, "barriers") >= 2);
+    assert_true(json_value(out, 1, "write_notices_sent") >= 1);
+    assert_true(json_value(out, 1, "rma_gets") >= 4);
+    assert_non_null(strstr(out, "\"messages\": {"));
+}
+
+static void test_text(void **state)
+{
+    const char *env[] = {"DSM_STATS=1", NULL};
+    run_job(env);
+    assert_non_null(strstr(out, "dsm stats node 0/2:"));
+    assert_non_null(strstr(out, "dsm stats node 1/2:"));
+    assert_non_null(strstr(out, "pages_fetched"));
+    assert_non_null(strstr(out, "msg barrier_arrive"));
+}
+
+static void test_file(void **state)
+{
+    char dir[] = "/tmp/dsm-stats-XXXXXX", pattern[128], env_file[160];
+    assert_non_null(mkdtemp(dir));
+    snprintf(pattern, sizeof pattern, "%s/node%%d.json", dir);
+    snprintf(env_file, sizeof env_file, "DSM_STATS_FILE=%s", pattern);
+    const char *env[] = {"DSM_STATS=json", env_file, NULL};
+    run_job(env);
+    for (int node = 0; node < 2; node++) {
+        char path[160], text[8192];
+        snprintf(path, sizeof path, "%s/node%d.json", dir, node);
+        assert_int_equal(dsm_harness_read_file(path, text, sizeof text), 0);
+        assert_true(json_value(text, node, "barriers") >= 2);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_json),
+        cmocka_unit_test(test_text),
+        cmocka_unit_test(test_file),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
