@@ -235,8 +235,10 @@ dsm_status_t dsm_coh_atomic(void *addr, unsigned size, dsm_coh_atomic_op_t op,
         cur_word = found;
     }
     if (write) {
-        uint64_t v = next_word;
-        note_update((size_t)idx, wa, &v, wsize);
+        /* only the operand's own bytes: the rest of the word may hold this
+         * node's unpublished plain writes */
+        uint64_t v = (next_word >> shift) & smask;
+        note_update((size_t)idx, a, &v, size);
     }
     *old = cur;
     return DSM_OK;
