@@ -15,9 +15,13 @@
  * progress thread, and from the fault handler (the faulting thread is never
  * inside the transport when it faults, because the runtime only touches
  * sharable memory through its always-writable view).  Active-message
- * handlers run in whichever thread progresses the worker; they must not
- * block, wait for a reply, or call dsm_tp_progress; they may call
- * dsm_tp_am_send.
+ * handlers run in whichever thread progresses the worker, one handler at a
+ * time; they must not block, wait for a reply, or call dsm_tp_progress;
+ * of the calls here they may use dsm_tp_am_send(v) (queued, and sent in
+ * order once the progress call returns), dsm_tp_rank/size and
+ * dsm_tp_counters_get; a blocking or RMA call from a handler ends the job.
+ * Blocking calls wait by polling (they progress the worker themselves);
+ * the progress thread serves the node while no thread is inside.
  *
  * Failure: a peer that disconnects or whose endpoint fails ends the job with
  * a message naming it (dsm_fatal); DSM_TIMEOUT bounds every wait.

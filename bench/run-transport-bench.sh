@@ -1,0 +1,124 @@
+#!/bin/sh
+# run-transport-bench.sh - the transport layer's latencies beside raw UCX,
+# measured in one run on this machine.
+#
+# Usage: bench/run-transport-bench.sh BUILD_DIR [ITERATIONS] [REPEATS]
+#   BUILD_DIR   a configured and built meson build directory
+#   ITERATIONS  per figure (default 100000)
+#   REPEATS     each program runs this many times, the best mean is kept,
+#               on every side alike (default 3): the machine is shared
+#
+# Three columns of figures, mean latency in microseconds:
+#   dsmomp      bench/transport_bench under dsmrun -n 2 (two nodes, one
+#               machine, UCX's default transports: shared memory)
+#   perftest    ucx_perftest on localhost: ucp_am_lat -s 8 for the
+#               ping-pong, ucp_get -s 4096 -O 1, ucp_fadd -s 8 -O 1.
+#               perftest lets UCX allocate its buffers; on shared memory
+#               UCX then maps them and reads/writes directly (rkey_ptr)
+#   raw UCP     bench/transport_raw_ucx: the same operations written
+#               directly against UCP on the same kind of memory the
+#               transport registers (memfd region, heap control words);
+#               for such memory UCX 1.13 on shared memory has no
+#               one-sided path and serves get and atomics through the
+#               target's progress
+# Ratios are dsmomp / other.  Waiting: every side polls (dsmomp waits
+# inside the runtime; its progress thread sleeps meanwhile); the *_idle
+# rows have node 1's application thread asleep, so only its progress
+# thread serves.
+set -eu
+
+build=${1:?usage: run-transport-bench.sh BUILD_DIR [ITERATIONS] [REPEATS]}
+iters=${2:-100000}
+repeats=${3:-3}
+dsmrun=$build/runtime/launcher/dsmrun
+bench=$build/bench/transport_bench
+raw=$build/bench/transport_raw_ucx
+for f in "$dsmrun" "$bench" "$raw"; do
+    [ -x "$f" ] || { echo "missing $f: build first" >&2; exit 2; }
+done
+command -v ucx_perftest >/dev/null ||
+    { echo "ucx_perftest not found (Debian package ucx-utils)" >&2; exit 2; }
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+results=$work/results          # lines: name value
+: >"$results"
+
+# Record every RESULT line; best() keeps the smallest per name.
+keep_best() {
+    while read -r tag name value _; do
+        [ "$tag" = RESULT ] || continue
+        echo "$name $value" >>"$results"
+    done
+}
+
+port=$((30000 + $$ % 20000))
+
+# perftest NAME ARGS...: one server/client pair; records NAME's average
+# latency (third number of the final line).
+perftest() {
+    name=$1
+    shift
+    port=$((port + 1))
+    ucx_perftest -p "$port" >"$work/server.out" 2>&1 &
+    server=$!
+    tries=0
+    until ucx_perftest 127.0.0.1 -p "$port" "$@" -n "$iters" \
+            -w "$((iters / 10))" -f >"$work/client.out" 2>&1; do
+        tries=$((tries + 1))
+        if [ $tries -ge 50 ] || ! kill -0 "$server" 2>/dev/null; then
+            echo "ucx_perftest $* failed:" >&2
+            cat "$work/client.out" "$work/server.out" >&2
+            kill "$server" 2>/dev/null || true
+            return 1
+        fi
+        sleep 0.1   # the server is not listening yet
+    done
+    wait "$server" || true
+    value=$(awk '$1 ~ /^[0-9]+$/ { v = $3 } $1 == "Final:" { v = $4 }
+                 END { print v }' "$work/client.out")
+    echo "$name $value" >>"$results"
+}
+
+echo "transport benchmark: $iters iterations, best of $repeats," \
+     "$(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "UCX: $(ucx_info -v | sed -n 's/^# Version //p'), UCX_TLS=${UCX_TLS:-default}"
+i=0
+while [ $i -lt "$repeats" ]; do
+    i=$((i + 1))
+    "$dsmrun" -n 2 "$bench" "$iters" | keep_best
+    "$raw" "$iters" | keep_best
+    perftest perftest_am_lat_8 -t ucp_am_lat -s 8
+    perftest perftest_get_4k -t ucp_get -s 4096 -O 1
+    perftest perftest_fadd64 -t ucp_fadd -s 8 -O 1
+done
+
+best() {
+    awk -v n="$1" '$1 == n && (b == "" || $2 + 0 < b + 0) { b = $2 }
+                   END { print (b == "" ? "-" : b) }' "$results"
+}
+
+ratio() {
+    awk -v a="$1" -v b="$2" 'BEGIN {
+        if (a == "-" || b == "-" || b + 0 == 0) print "-";
+        else printf "%.2f", a / b }'
+}
+
+row() {
+    ours=$(best "$2")
+    pt=$(best "$3")
+    rw=$(best "$4")
+    printf '%-28s %9s %10s %7s %9s %7s\n' "$1" "$ours" "$pt" \
+        "$(ratio "$ours" "$pt")" "$rw" "$(ratio "$ours" "$rw")"
+}
+
+echo
+printf '%-28s %9s %10s %7s %9s %7s\n' operation 'dsmomp' 'perftest' \
+    'ratio' 'raw UCP' 'ratio'
+printf '%-28s %9s %10s %7s %9s %7s\n' '' 'us' 'us' '' 'us' ''
+row 'AM ping-pong 8 B (half RTT)' am_lat_8 perftest_am_lat_8 raw_am_lat_8
+row '  reply from the handler' am_lat_8_hdl perftest_am_lat_8 raw_am_lat_8
+row 'get 4 KiB' get_4k perftest_get_4k raw_get_4k
+row '  node 1 idle' get_4k_idle perftest_get_4k raw_get_4k
+row 'atomic fetch-add 64-bit' fadd64 perftest_fadd64 raw_fadd64
+row '  node 1 idle' fadd64_idle perftest_fadd64 raw_fadd64

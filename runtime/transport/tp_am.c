@@ -1,0 +1,298 @@
+/*
+ * tp_am.c - active messages: the handler registry, sends, and delivery.
+ *
+ * Layer: transport.  Entry points: dsm_tp_am_register (before dsm_tp_init),
+ * dsm_tp_am_send / dsm_tp_am_sendv (any thread, handlers and the fault
+ * handler included), tp_am_open / tp_am_close (init and finalize),
+ * tp_am_deliver_local and tp_am_issue_deferred (every progress call).
+ *
+ * Wire format: the UCX AM id is ours; a 4-byte UCX header carries the
+ * sender's rank; the payload is the data.  Every send forces the eager
+ * protocol (UCP_AM_SEND_FLAG_EAGER): a rendezvous message would be
+ * delivered when its data arrives, possibly after a later small message,
+ * while eager fragments travel in send order on the endpoint's one AM lane
+ * and UCX assembles them before the handler runs, so delivery order per
+ * pair of nodes equals send order for all sizes.  A rendezvous arrival is
+ * therefore a protocol error.
+ *
+ * Handlers run one at a time (handler_lock): UCX already serialises its
+ * callbacks under the worker lock, and self-sends are delivered under the
+ * same lock so that they do not run beside them.  Inside a handler no UCX
+ * call is made: a send from a handler is copied and queued, and issued in
+ * FIFO order once the progress call returns (UCX forbids progress from its
+ * callbacks, and a blocking send would need it).  Self-sends never touch
+ * UCX either: UCX's self transport would run the handler inside the send,
+ * in the sender's context; ours are copied and run by the next progress
+ * call, as transport.h promises.
+ *
+ * Blocking sends from the fault handler: the direct path allocates nothing
+ * (the UCX header and the iov live on the stack) and waits by polling;
+ * copies use tp_msgq.c buffers, never malloc.
+ */
+#include <string.h>
+
+#include "base_log.h"
+#include "tp_internal.h"
+
+typedef struct am_entry {
+    dsm_tp_am_handler_t handler;
+    void *arg;
+} am_entry_t;
+
+static am_entry_t handlers[DSM_TP_AM_MAX_ID];
+static pthread_mutex_t handler_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t issue_lock = PTHREAD_MUTEX_INITIALIZER;
+static tp_msgq_t local_q, deferred_q;
+static atomic_int local_count, deferred_count;
+/* The UCX header of every message: our rank.  Static, so it outlives the
+ * non-blocking sends that point at it. */
+static uint32_t am_src_header;
+
+TP_THREAD_LOCAL int tp_in_handler;
+
+dsm_status_t dsm_tp_am_register(unsigned id, dsm_tp_am_handler_t handler,
+                                void *arg)
+{
+    if (id >= DSM_TP_AM_MAX_ID || !handler)
+        return DSM_ERR_INVALID;
+    if (tp.initialized)
+        return DSM_ERR_STATE;
+    handlers[id].handler = handler;
+    handlers[id].arg = arg;
+    return DSM_OK;
+}
+
+static void run_handler(int src, unsigned id, const void *data, size_t len)
+{
+    pthread_mutex_lock(&handler_lock);
+    tp_in_handler++;
+    handlers[id].handler(src, data, len, handlers[id].arg);
+    tp_in_handler--;
+    pthread_mutex_unlock(&handler_lock);
+}
+
+static ucs_status_t am_arrived(void *arg, const void *header,
+                               size_t header_length, void *data,
+                               size_t length, const ucp_am_recv_param_t *param)
+{
+    unsigned id = (unsigned)(uintptr_t)arg;
+    uint32_t src;
+    if (header_length != sizeof src ||
+        (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV))
+        dsm_fatal("malformed active message %u (%zu-byte header%s)", id,
+                  header_length,
+                  param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV
+                      ? ", rendezvous" : "");
+    memcpy(&src, header, sizeof src);
+    if (src >= (uint32_t)tp.size)
+        dsm_fatal("active message %u from unknown node %u", id, src);
+    run_handler((int)src, id, data, length);
+    return UCS_OK;
+}
+
+dsm_status_t tp_am_open(void)
+{
+    am_src_header = (uint32_t)tp.rank;
+    tp_msgq_init(&local_q);
+    tp_msgq_init(&deferred_q);
+    atomic_store(&local_count, 0);
+    atomic_store(&deferred_count, 0);
+    if (!tp.worker)
+        return DSM_OK;
+    for (unsigned id = 0; id < DSM_TP_AM_MAX_ID; id++) {
+        if (!handlers[id].handler)
+            continue;
+        ucp_am_handler_param_t prm = {
+            .field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID |
+                          UCP_AM_HANDLER_PARAM_FIELD_CB |
+                          UCP_AM_HANDLER_PARAM_FIELD_ARG |
+                          UCP_AM_HANDLER_PARAM_FIELD_FLAGS,
+            .id = id,
+            .cb = am_arrived,
+            .arg = (void *)(uintptr_t)id,
+            .flags = UCP_AM_FLAG_WHOLE_MSG,
+        };
+        ucs_status_t st = ucp_worker_set_am_recv_handler(tp.worker, &prm);
+        if (st != UCS_OK) {
+            dsm_log(DSM_LOG_ERROR, "registering active message %u: %s", id,
+                    ucs_status_string(st));
+            return tp_status(st);
+        }
+    }
+    return DSM_OK;
+}
+
+void tp_am_close(void)
+{
+    tp_msg_t *m;
+    while ((m = tp_msgq_pop(&local_q)))
+        tp_msg_free(m);
+    while ((m = tp_msgq_pop(&deferred_q)))
+        tp_msg_free(m);
+    atomic_store(&local_count, 0);
+    atomic_store(&deferred_count, 0);
+}
+
+/* ---- sending ---------------------------------------------------------------- */
+
+static dsm_status_t queue_copy(int dst, unsigned id, const void *hdr,
+                               size_t hdr_len, const void *body,
+                               size_t body_len)
+{
+    tp_msg_t *m = tp_msg_alloc(hdr_len + body_len);
+    if (!m)
+        return DSM_ERR_NOMEM;
+    if (hdr_len)
+        memcpy(m->data, hdr, hdr_len);
+    if (body_len)
+        memcpy(m->data + hdr_len, body, body_len);
+    m->id = id;
+    if (dst == tp.rank) {
+        m->peer = tp.rank;
+        atomic_fetch_add(&local_count, 1);
+        if (tp_msgq_push(&local_q, m))
+            tp_wake_thread();
+    } else {
+        m->peer = dst;
+        atomic_fetch_add(&deferred_count, 1);
+        tp_msgq_push(&deferred_q, m);
+    }
+    return DSM_OK;
+}
+
+static dsm_status_t send_now(int dst, unsigned id, const void *hdr,
+                             size_t hdr_len, const void *body,
+                             size_t body_len)
+{
+    ucp_request_param_t prm = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_DATATYPE |
+                        UCP_OP_ATTR_FIELD_MEMORY_TYPE,
+        .flags = UCP_AM_SEND_FLAG_EAGER,
+        .memory_type = UCS_MEMORY_TYPE_HOST,
+    };
+    ucp_dt_iov_t iov[2];
+    const void *buffer;
+    size_t count;
+    if (hdr_len && body_len) {
+        iov[0] = (ucp_dt_iov_t){.buffer = (void *)hdr, .length = hdr_len};
+        iov[1] = (ucp_dt_iov_t){.buffer = (void *)body, .length = body_len};
+        prm.datatype = UCP_DATATYPE_IOV;
+        buffer = iov;
+        count = 2;
+    } else {
+        prm.datatype = ucp_dt_make_contig(1);
+        buffer = hdr_len ? hdr : body;
+        count = hdr_len + body_len;
+    }
+    ucs_status_ptr_t req = ucp_am_send_nbx(tp.peers[dst].ep, id,
+                                           &am_src_header,
+                                           sizeof am_src_header, buffer,
+                                           count, &prm);
+    return tp_wait_request(req, "an active-message send to", dst);
+}
+
+dsm_status_t dsm_tp_am_sendv(int dst, unsigned id, const void *hdr,
+                             size_t hdr_len, const void *body,
+                             size_t body_len)
+{
+    if (!tp.initialized)
+        return DSM_ERR_STATE;
+    if (id >= DSM_TP_AM_MAX_ID || !handlers[id].handler ||
+        (hdr_len && !hdr) || (body_len && !body))
+        return DSM_ERR_INVALID;
+    dsm_status_t st = tp_check_rank(dst);
+    if (st != DSM_OK)
+        return st;
+    if (dst == tp.rank || tp_in_handler)
+        st = queue_copy(dst, id, hdr, hdr_len, body, body_len);
+    else
+        st = send_now(dst, id, hdr, hdr_len, body, body_len);
+    if (st == DSM_OK)
+        tp_count_am(id, hdr_len + body_len);
+    return st;
+}
+
+dsm_status_t dsm_tp_am_send(int dst, unsigned id, const void *payload,
+                            size_t len)
+{
+    return dsm_tp_am_sendv(dst, id, payload, len, NULL, 0);
+}
+
+/* ---- progress-side work ------------------------------------------------------ */
+
+int tp_am_deliver_local(void)
+{
+    int due = atomic_load_explicit(&local_count, memory_order_acquire);
+    if (due == 0)
+        return 0;
+    /* Pop and run under the handler lock, so self-sends run in FIFO order
+     * whichever thread delivers them; at most the messages already queued,
+     * so a handler that sends to itself cannot keep this call busy. */
+    int ran = 0;
+    pthread_mutex_lock(&handler_lock);
+    tp_msg_t *m;
+    while (ran < due && (m = tp_msgq_pop(&local_q))) {
+        atomic_fetch_sub(&local_count, 1);
+        tp_in_handler++;
+        handlers[m->id].handler(m->peer, m->data, m->len,
+                                handlers[m->id].arg);
+        tp_in_handler--;
+        tp_msg_free(m);
+        ran++;
+    }
+    pthread_mutex_unlock(&handler_lock);
+    return ran;
+}
+
+static void deferred_sent(void *request, ucs_status_t status, void *user_data)
+{
+    tp_msg_t *m = user_data;
+    int dst = m->peer;
+    unsigned id = m->id;
+    tp_msg_free(m);
+    ucp_request_free(request);
+    if (status != UCS_OK && !atomic_load(&tp.finalizing))
+        dsm_fatal("active message %u to node %d failed: %s", id, dst,
+                  ucs_status_string(status));
+}
+
+int tp_am_deferred_pending(void)
+{
+    return atomic_load_explicit(&deferred_count, memory_order_relaxed) != 0;
+}
+
+void tp_am_issue_deferred(void)
+{
+    /* One issuer at a time keeps the queue's order on the wire. */
+    pthread_mutex_lock(&issue_lock);
+    tp_msg_t *m;
+    while ((m = tp_msgq_pop(&deferred_q))) {
+        atomic_fetch_sub(&deferred_count, 1);
+        ucp_request_param_t prm = {
+            .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
+                            UCP_OP_ATTR_FIELD_USER_DATA |
+                            UCP_OP_ATTR_FIELD_FLAGS |
+                            UCP_OP_ATTR_FIELD_DATATYPE |
+                            UCP_OP_ATTR_FIELD_MEMORY_TYPE,
+            .cb.send = deferred_sent,
+            .user_data = m,
+            .flags = UCP_AM_SEND_FLAG_EAGER,
+            .datatype = ucp_dt_make_contig(1),
+            .memory_type = UCS_MEMORY_TYPE_HOST,
+        };
+        ucs_status_ptr_t req = ucp_am_send_nbx(tp.peers[m->peer].ep, m->id,
+                                               &am_src_header,
+                                               sizeof am_src_header, m->data,
+                                               m->len, &prm);
+        if (req == NULL) {
+            tp_msg_free(m);
+        } else if (UCS_PTR_IS_ERR(req)) {
+            if (!atomic_load(&tp.finalizing))
+                dsm_fatal("active message %u to node %d failed: %s", m->id,
+                          m->peer, ucs_status_string(UCS_PTR_STATUS(req)));
+            tp_msg_free(m);
+        }
+        /* else deferred_sent releases it */
+    }
+    pthread_mutex_unlock(&issue_lock);
+}

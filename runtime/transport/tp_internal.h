@@ -1,0 +1,264 @@
+/*
+ * tp_internal.h - state and internal interfaces shared by the files of the
+ * transport layer.  Private: nothing outside runtime/transport includes it,
+ * except the transport's own white-box tests.
+ *
+ * Layer: transport.  Files and their concern:
+ *   tp_wireup.c     dsm_tp_init / dsm_tp_finalize, UCX context, worker,
+ *                   memory registration, endpoints
+ *   tp_rendezvous.c the TCP bootstrap: rank 0 accepts, the others join
+ *   tp_wire.c       byte layout of the bootstrap messages, token check
+ *   tp_liveness.c   the bootstrap sockets after wire-up: barrier, BYE,
+ *                   ABORT, peer failure
+ *   tp_msgq.c       signal-safe message buffers and FIFO queues
+ *   tp_am.c         active messages: registry, send, receive, self-sends
+ *   tp_rma.c        get / put / flush
+ *   tp_atomic.c     remote atomics
+ *   tp_progress.c   progress calls and bounded waits
+ *   tp_thread.c     the progress thread
+ *   tp_status.c     UCX status codes to dsm_status_t
+ *   tp_counters.c   statistics
+ */
+#ifndef TP_INTERNAL_H
+#define TP_INTERNAL_H
+
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <ucp/api/ucp.h>
+
+#include "transport.h"
+
+/* Thread-local state that the fault handler may touch: initial-exec, so an
+ * access never calls into the dynamic linker (which could allocate). */
+#define TP_THREAD_LOCAL __thread __attribute__((tls_model("initial-exec")))
+
+/* ---- process-wide state ------------------------------------------------- */
+
+typedef struct tp_peer {
+    ucp_ep_h ep;                              /* NULL for self on 1 node */
+    int ep_watched;          /* UCP_ERR_HANDLING_MODE_PEER, error callback */
+    uint64_t seg_base[DSM_TP_SEG_COUNT];      /* remote addresses */
+    uint64_t seg_size[DSM_TP_SEG_COUNT];
+    ucp_rkey_h rkey[DSM_TP_SEG_COUNT];        /* NULL when size is 0 */
+    int sock;          /* bootstrap socket (rank 0 <-> this peer), or -1 */
+    /* liveness bookkeeping, read and written by the one socket reader */
+    unsigned char rx[8];                      /* partial control frame */
+    size_t rx_len;
+    int ready, bye;                           /* frames seen from peer */
+} tp_peer_t;
+
+typedef struct tp_state {
+    int initialized;
+    int used_network;        /* a multi-node init happened: no second one */
+    int rank, size;
+    unsigned timeout_ms;
+
+    dsm_tp_segments_t local;                  /* this node's segments */
+    tp_peer_t *peers;                         /* size entries */
+
+    ucp_context_h context;                    /* NULL on one node */
+    ucp_worker_h worker;
+    int worker_efd;
+    ucp_mem_h memh[DSM_TP_SEG_COUNT];
+
+    /* An eventfd: self-sends and shut-down wake the progress thread. */
+    int wake_fd;
+    atomic_int stop_thread;
+    int thread_running;
+    pthread_t thread;
+
+    /* poll(2) sets: the sleeping thread's (size + 2 entries) and the one a
+     * waiting thread uses when there is no progress thread (size). */
+    struct pollfd *pollfds, *check_fds;
+    int *poll_peer, *check_peer;
+
+    /* Threads currently polling inside a wait; while there are any, the
+     * progress thread does not arm the worker (see tp_thread.c). */
+    atomic_int pollers;
+    /* Last dsm_tp_progress call by the application (see tp_thread.c). */
+    atomic_uint_fast64_t last_app_progress_ns;
+    /* The progress thread sleeps with the worker left to pollers. */
+    atomic_int thread_parked;
+
+    /* Set once this node has sent or seen BYE: from then on the bootstrap
+     * sockets, not UCX endpoint errors, decide whether a peer failed. */
+    atomic_int finalizing;
+    int go, bye_ack;                  /* rank > 0: GO, BYE_ACK seen */
+} tp_state_t;
+
+extern tp_state_t tp;
+
+/* Non-zero while this thread runs an active-message handler. */
+extern TP_THREAD_LOCAL int tp_in_handler;
+
+/* ---- tp_status.c --------------------------------------------------------- */
+dsm_status_t tp_status(ucs_status_t status);
+
+/* ---- tp_counters.c ------------------------------------------------------- */
+void tp_count_am(unsigned id, size_t bytes);
+void tp_count_get(size_t bytes);
+void tp_count_put(size_t bytes);
+void tp_count_atomic(void);
+void tp_counters_reset(void);
+
+/* ---- tp_wire.c: bootstrap message layout ---------------------------------
+ * All integers big-endian.  A node record describes one node:
+ *   u32 worker address length, then per segment {u64 base, u64 size,
+ *   u32 rkey length}, then the worker address and the packed rkeys.
+ * hello (rank > 0 -> rank 0): u32 magic "DSMH", u32 version, u32 rank,
+ *   the token field, then the node record.
+ * table (rank 0 -> all): u32 magic "DSMT", u32 version, u32 size,
+ *   u32 body length, then the records of ranks 0..size-1.
+ * control frame (both ways, after the table): u32 type, u32 argument. */
+#define TP_WIRE_VERSION 1u
+#define TP_WIRE_TOKEN_LEN 128u   /* the token field, zero padded */
+#define TP_WIRE_BLOB_MAX (64u * 1024u)        /* per address or rkey */
+#define TP_WIRE_HELLO_FIXED (4u + 4u + 4u + TP_WIRE_TOKEN_LEN)
+#define TP_WIRE_HOST_ID_LEN 16u
+#define TP_WIRE_RECORD_FIXED \
+    (TP_WIRE_HOST_ID_LEN + 4u + DSM_TP_SEG_COUNT * (8u + 8u + 4u))
+#define TP_WIRE_TABLE_FIXED (4u * 4u)
+#define TP_WIRE_FRAME_LEN 8u
+
+typedef struct tp_record {
+    unsigned char host_id[TP_WIRE_HOST_ID_LEN];   /* same kernel, same id */
+    const void *addr;                         /* UCX worker address */
+    size_t addr_len;
+    uint64_t seg_base[DSM_TP_SEG_COUNT];
+    uint64_t seg_size[DSM_TP_SEG_COUNT];
+    const void *rkey[DSM_TP_SEG_COUNT];       /* packed remote keys */
+    size_t rkey_len[DSM_TP_SEG_COUNT];
+} tp_record_t;
+
+typedef enum tp_frame_type {
+    TP_FRAME_READY = 1,     /* rank > 0: endpoints created */
+    TP_FRAME_GO = 2,        /* rank 0: everyone is ready */
+    TP_FRAME_BYE = 3,       /* rank > 0: finalizing, nothing outstanding */
+    TP_FRAME_BYE_ACK = 4,   /* rank 0: every node said BYE */
+    TP_FRAME_ABORT = 5,     /* rank 0: node <arg> failed */
+} tp_frame_type_t;
+
+size_t tp_wire_record_len(const tp_record_t *rec);
+void tp_wire_put_record(unsigned char *out, const tp_record_t *rec);
+/* Parse one record from [in, in+len); pointers in *rec point into in.
+ * Returns the bytes consumed, 0 if malformed or truncated. */
+size_t tp_wire_get_record(const unsigned char *in, size_t len,
+                          tp_record_t *rec);
+/* Parse only the fixed part: the total record length it announces, or 0
+ * when a length exceeds TP_WIRE_BLOB_MAX. */
+size_t tp_wire_record_total(const unsigned char fixed[TP_WIRE_RECORD_FIXED]);
+
+/* Write the fixed hello header (magic, version, rank, token). */
+void tp_wire_put_hello_header(unsigned char out[TP_WIRE_HELLO_FIXED],
+                              uint32_t rank, const char *token);
+uint32_t tp_wire_magic(const unsigned char *in);     /* first u32 */
+uint32_t tp_wire_get_u32(const unsigned char *in);
+void tp_wire_put_u32(unsigned char *out, uint32_t v);
+/* Constant-time comparison of a received token field with ours. */
+int tp_wire_token_matches(const unsigned char field[TP_WIRE_TOKEN_LEN],
+                          const char *token);
+#define TP_MAGIC_HELLO 0x44534d48u   /* "DSMH" */
+#define TP_MAGIC_TABLE 0x44534d54u   /* "DSMT" */
+
+/* ---- tp_rendezvous.c ------------------------------------------------------
+ * Exchange node records: on return table[r] describes rank r (the pointers
+ * point into *storage, which the caller frees) and socks[r] is the
+ * bootstrap socket to r (rank 0: one per other rank; others: socks[0]). */
+dsm_status_t tp_rendezvous(const tp_record_t *mine, tp_record_t *table,
+                           int *socks, void **storage);
+
+/* ---- tp_liveness.c ---------------------------------------------------- */
+/* Wire-up barrier: READY to rank 0, GO back; progresses the worker. */
+dsm_status_t tp_live_barrier(void);
+/* Read whatever arrived on peer's socket; peer failure ends the job. */
+void tp_live_readable(int peer);
+/* BYE exchange of dsm_tp_finalize; progresses the worker. */
+void tp_live_goodbye(void);
+/* Fill fds with the sockets to watch; returns how many (at most size). */
+int tp_live_fds(struct pollfd *fds, int *peer_of_fd);
+/* Peer failed: rank 0 tells the others which, then the job ends. */
+void tp_live_peer_failed(int peer, const char *why)
+    __attribute__((noreturn));
+
+/* ---- tp_msgq.c -------------------------------------------------------------
+ * Messages copied for later: self-sends and sends made from handlers.
+ * Allocation uses a preallocated slot pool, or mmap for large messages or
+ * when the pool is empty: no malloc, so safe in the fault handler. */
+typedef struct tp_msg {
+    struct tp_msg *next;
+    int peer;              /* destination (deferred) or source (self) */
+    unsigned id;
+    size_t len;
+    size_t map_len;        /* 0: pool slot; else length of its mmap */
+    unsigned char data[];
+} tp_msg_t;
+
+typedef struct tp_msgq {
+    pthread_mutex_t lock;
+    tp_msg_t *head, *tail;
+} tp_msgq_t;
+
+dsm_status_t tp_msg_pool_init(void);
+void tp_msg_pool_destroy(void);
+tp_msg_t *tp_msg_alloc(size_t len);       /* NULL when out of memory */
+void tp_msg_free(tp_msg_t *msg);
+void tp_msgq_init(tp_msgq_t *q);
+/* Append; returns non-zero if the queue was empty before. */
+int tp_msgq_push(tp_msgq_t *q, tp_msg_t *msg);
+tp_msg_t *tp_msgq_pop(tp_msgq_t *q);
+
+/* ---- tp_am.c ------------------------------------------------------------- */
+dsm_status_t tp_am_open(void);            /* handlers on the worker */
+void tp_am_close(void);                   /* drop queued messages */
+/* Run handlers of queued self-sends; returns how many ran. */
+int tp_am_deliver_local(void);
+/* Hand sends queued by handlers to UCX. */
+void tp_am_issue_deferred(void);
+int tp_am_deferred_pending(void);
+
+/* ---- tp_progress.c -------------------------------------------------------- */
+typedef struct tp_wait {
+    uint64_t start_ns;
+    uint64_t deadline_ns;
+    uint64_t next_check_ns;
+    unsigned spins;
+} tp_wait_t;
+
+/* One round: UCX progress, self-sends, deferred sends. */
+int tp_progress_once(void);
+void tp_wait_begin(tp_wait_t *w);
+/* Call each round; ends the job when DSM_TIMEOUT has passed. */
+void tp_wait_check(tp_wait_t *w, const char *what, int rank);
+void tp_wait_end(tp_wait_t *w);
+/* Wait for a UCX request (or immediate result) and release it. */
+dsm_status_t tp_wait_request(ucs_status_ptr_t request, const char *what,
+                             int rank);
+/* Refuse blocking calls from inside a handler. */
+void tp_check_not_in_handler(const char *call);
+/* Sleep in poll(2) on the worker's wake-up descriptor, the bootstrap
+ * sockets and the wake eventfd until something happens or timeout_ms
+ * passes (-1: no limit); handles socket traffic.  For threads that wait
+ * without spinning: the progress thread and dsm_tp_finalize. */
+void tp_sleep_for_events(int timeout_ms, int arm_worker);
+void tp_wake_thread(void);
+
+/* ---- tp_rma.c --------------------------------------------------------------- */
+/* Check (rank, seg, offset, len) and find the remote address and key.
+ * For the calling rank the address is the local one. */
+dsm_status_t tp_resolve(int rank, dsm_tp_segment_t seg, uint64_t offset,
+                        size_t len, uint64_t *raddr, ucp_rkey_h *rkey);
+
+/* ---- tp_thread.c ---------------------------------------------------------- */
+dsm_status_t tp_thread_start(void);
+void tp_thread_stop(void);
+
+/* ---- tp_wireup.c ---------------------------------------------------------- */
+/* Same-host peers use UCP_ERR_HANDLING_MODE_NONE (see tp_wireup.c). */
+dsm_status_t tp_check_rank(int rank);
+int tp_seg_valid(dsm_tp_segment_t seg);
+
+#endif

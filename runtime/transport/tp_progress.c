@@ -1,0 +1,210 @@
+/*
+ * tp_progress.c - progress calls and bounded waits.
+ *
+ * Layer: transport.  Entry points: dsm_tp_progress, dsm_tp_wait_flag, and
+ * internally tp_progress_once, tp_wait_*, tp_wait_request (every blocking
+ * operation), tp_sleep_for_events (the progress thread and the start-up and
+ * shut-down barriers), tp_wake_thread.
+ *
+ * A thread waiting inside the runtime polls: it calls ucp_worker_progress
+ * itself until its operation completes, which is the fastest reaction and
+ * also serves the other nodes' requests meanwhile.  While any thread
+ * polls, it is counted in tp.pollers, and the progress thread does not arm
+ * the worker (an armed worker makes the sender signal the wake-up
+ * descriptor, a system call per message; see tp_thread.c).
+ *
+ * A long wait (more than LONG_WAIT_NS) yields the CPU at each clock check:
+ * with more processes than cores, the peer that must answer may be
+ * waiting for this very CPU (4 nodes on 2 cores ran 12x faster).  When the
+ * last polling thread ends a long wait, it wakes the parked progress
+ * thread, so that the node is served at once while it computes; after a
+ * short wait it does not (a system call per operation would double the
+ * latency of tight loops), and the progress thread notices within its
+ * parking period.
+ *
+ * Signal safety: the wait loops allocate nothing; UCX requests are checked
+ * with ucp_request_check_status and freed after completion, with no
+ * callback.  The locks a progress round takes (handlers, queues, deferred
+ * issue) are never held by a faulting thread, which faults in application
+ * code, never inside the transport.  On timeout the job ends through
+ * dsm_fatal, whose formatting (vsnprintf of %s/%d/%u) takes no lock and
+ * does not allocate.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include "base_config.h"
+#include "base_log.h"
+#include "base_time.h"
+#include "tp_internal.h"
+
+#define CHECK_EVERY 256u              /* rounds between clock reads */
+#define SOCKET_CHECK_NS 1000000ull    /* without a progress thread */
+#define LONG_WAIT_NS 50000ull         /* then yield the CPU at each check */
+
+static atomic_flag socket_check_busy = ATOMIC_FLAG_INIT;
+
+int tp_progress_once(void)
+{
+    int n = 0;
+    if (tp.worker)
+        n = (int)ucp_worker_progress(tp.worker);
+    n += tp_am_deliver_local();
+    if (tp_am_deferred_pending())
+        tp_am_issue_deferred();
+    return n;
+}
+
+void tp_check_not_in_handler(const char *call)
+{
+    if (tp_in_handler)
+        dsm_fatal("%s called from an active-message handler: handlers may "
+                  "only send active messages", call);
+}
+
+static unsigned timeout_ms(void)
+{
+    if (tp.timeout_ms)
+        return tp.timeout_ms;
+    unsigned ms = dsm_config()->timeout_ms;
+    return ms ? ms : DSM_DEFAULT_TIMEOUT_S * 1000u;
+}
+
+void tp_wait_begin(tp_wait_t *w)
+{
+    uint64_t now = dsm_now_ns();
+    w->start_ns = now;
+    w->deadline_ns = now + timeout_ms() * 1000000ull;
+    w->next_check_ns = now + SOCKET_CHECK_NS;
+    w->spins = 0;
+    atomic_fetch_add(&tp.pollers, 1);
+}
+
+/* Without a progress thread nobody else watches the bootstrap sockets, so
+ * a waiting thread looks at them now and then (one at a time). */
+static void check_sockets(void)
+{
+    if (atomic_flag_test_and_set(&socket_check_busy))
+        return;
+    int n = tp_live_fds(tp.check_fds, tp.check_peer);
+    if (n > 0 && poll(tp.check_fds, (nfds_t)n, 0) > 0)
+        for (int i = 0; i < n; i++)
+            if (tp.check_fds[i].revents)
+                tp_live_readable(tp.check_peer[i]);
+    atomic_flag_clear(&socket_check_busy);
+}
+
+void tp_wait_check(tp_wait_t *w, const char *what, int rank)
+{
+    if (++w->spins % CHECK_EVERY)
+        return;
+    uint64_t now = dsm_now_ns();
+    if (now >= w->deadline_ns) {
+        if (rank >= 0)
+            dsm_fatal("timed out after %u s waiting for %s node %d",
+                      timeout_ms() / 1000u, what, rank);
+        dsm_fatal("timed out after %u s waiting for %s", timeout_ms() / 1000u,
+                  what);
+    }
+    if (now - w->start_ns > LONG_WAIT_NS)
+        sched_yield();
+    if (!tp.thread_running && tp.size > 1 && now >= w->next_check_ns) {
+        w->next_check_ns = now + SOCKET_CHECK_NS;
+        check_sockets();
+    }
+}
+
+void tp_wait_end(tp_wait_t *w)
+{
+    /* sequentially consistent, paired with the progress thread's store to
+     * thread_parked and load of pollers: one of the two sees the other */
+    if (atomic_fetch_sub(&tp.pollers, 1) == 1 &&
+        atomic_load(&tp.thread_parked) &&
+        dsm_now_ns() - w->start_ns > LONG_WAIT_NS)
+        tp_wake_thread();
+}
+
+dsm_status_t tp_wait_request(ucs_status_ptr_t request, const char *what,
+                             int rank)
+{
+    if (request == NULL)
+        return DSM_OK;
+    if (UCS_PTR_IS_ERR(request))
+        return tp_status(UCS_PTR_STATUS(request));
+    ucs_status_t st = ucp_request_check_status(request);
+    if (st == UCS_INPROGRESS) {
+        tp_wait_t w;
+        tp_wait_begin(&w);
+        do {
+            tp_progress_once();
+            tp_wait_check(&w, what, rank);
+        } while ((st = ucp_request_check_status(request)) == UCS_INPROGRESS);
+        tp_wait_end(&w);
+    }
+    ucp_request_free(request);
+    return tp_status(st);
+}
+
+int dsm_tp_progress(void)
+{
+    tp_check_not_in_handler("dsm_tp_progress");
+    if (!tp.initialized)
+        return 0;
+    /* a caller polling in a loop counts as a waiting thread for a while */
+    atomic_store_explicit(&tp.last_app_progress_ns, dsm_now_ns(),
+                          memory_order_relaxed);
+    return tp_progress_once() > 0;
+}
+
+void dsm_tp_wait_flag(const volatile int *flag, const char *what)
+{
+    if (__atomic_load_n(flag, __ATOMIC_ACQUIRE))
+        return;
+    tp_check_not_in_handler("dsm_tp_wait_flag");
+    tp_wait_t w;
+    tp_wait_begin(&w);
+    while (!__atomic_load_n(flag, __ATOMIC_ACQUIRE)) {
+        tp_progress_once();
+        tp_wait_check(&w, what, -1);
+    }
+    tp_wait_end(&w);
+}
+
+void tp_wake_thread(void)
+{
+    if (tp.wake_fd < 0)
+        return;
+    uint64_t one = 1;
+    ssize_t unused = write(tp.wake_fd, &one, sizeof one);
+    (void)unused;
+}
+
+void tp_sleep_for_events(int timeout, int arm_worker)
+{
+    struct pollfd *fds = tp.pollfds;
+    int *peer_of = tp.poll_peer;
+    int n = 0;
+    fds[n] = (struct pollfd){.fd = tp.wake_fd, .events = POLLIN};
+    peer_of[n++] = -1;
+    if (arm_worker && tp.worker) {
+        /* BUSY: events are pending; the caller progresses and comes back */
+        if (ucp_worker_arm(tp.worker) == UCS_ERR_BUSY)
+            return;
+        fds[n] = (struct pollfd){.fd = tp.worker_efd, .events = POLLIN};
+        peer_of[n++] = -1;
+    }
+    n += tp_live_fds(fds + n, peer_of + n);
+    if (poll(fds, (nfds_t)n, timeout) <= 0)
+        return;
+    if (fds[0].revents) {
+        uint64_t count;
+        ssize_t unused = read(tp.wake_fd, &count, sizeof count);
+        (void)unused;
+    }
+    for (int i = 1; i < n; i++)
+        if (fds[i].revents && peer_of[i] >= 0)
+            tp_live_readable(peer_of[i]);
+}

@@ -1,0 +1,140 @@
+/*
+ * tp_wire.c - byte layout of the bootstrap messages (hello, table, control
+ * frames; see tp_internal.h) and the constant-time token check.
+ *
+ * Layer: transport.  Entry points: tp_wire_*.  Pure functions on caller
+ * buffers: no allocation, callable from anywhere.  Every length read from
+ * the network is checked against TP_WIRE_BLOB_MAX before it is used.
+ */
+#include <string.h>
+
+#include "tp_internal.h"
+
+void tp_wire_put_u32(unsigned char *out, uint32_t v)
+{
+    out[0] = (unsigned char)(v >> 24);
+    out[1] = (unsigned char)(v >> 16);
+    out[2] = (unsigned char)(v >> 8);
+    out[3] = (unsigned char)v;
+}
+
+uint32_t tp_wire_get_u32(const unsigned char *in)
+{
+    return (uint32_t)in[0] << 24 | (uint32_t)in[1] << 16 |
+           (uint32_t)in[2] << 8 | (uint32_t)in[3];
+}
+
+static void put_u64(unsigned char *out, uint64_t v)
+{
+    tp_wire_put_u32(out, (uint32_t)(v >> 32));
+    tp_wire_put_u32(out + 4, (uint32_t)v);
+}
+
+static uint64_t get_u64(const unsigned char *in)
+{
+    return (uint64_t)tp_wire_get_u32(in) << 32 | tp_wire_get_u32(in + 4);
+}
+
+uint32_t tp_wire_magic(const unsigned char *in) { return tp_wire_get_u32(in); }
+
+size_t tp_wire_record_len(const tp_record_t *rec)
+{
+    size_t len = TP_WIRE_RECORD_FIXED + rec->addr_len;
+    for (int s = 0; s < DSM_TP_SEG_COUNT; s++)
+        len += rec->rkey_len[s];
+    return len;
+}
+
+void tp_wire_put_record(unsigned char *out, const tp_record_t *rec)
+{
+    memcpy(out, rec->host_id, TP_WIRE_HOST_ID_LEN);
+    unsigned char *p = out + TP_WIRE_HOST_ID_LEN;
+    tp_wire_put_u32(p, (uint32_t)rec->addr_len);
+    p += 4;
+    for (int s = 0; s < DSM_TP_SEG_COUNT; s++) {
+        put_u64(p, rec->seg_base[s]);
+        put_u64(p + 8, rec->seg_size[s]);
+        tp_wire_put_u32(p + 16, (uint32_t)rec->rkey_len[s]);
+        p += 20;
+    }
+    memcpy(p, rec->addr, rec->addr_len);
+    p += rec->addr_len;
+    for (int s = 0; s < DSM_TP_SEG_COUNT; s++) {
+        if (rec->rkey_len[s])
+            memcpy(p, rec->rkey[s], rec->rkey_len[s]);
+        p += rec->rkey_len[s];
+    }
+}
+
+size_t tp_wire_record_total(const unsigned char fixed[TP_WIRE_RECORD_FIXED])
+{
+    const unsigned char *p = fixed + TP_WIRE_HOST_ID_LEN;
+    uint32_t addr_len = tp_wire_get_u32(p);
+    if (addr_len == 0 || addr_len > TP_WIRE_BLOB_MAX)
+        return 0;
+    size_t total = TP_WIRE_RECORD_FIXED + addr_len;
+    p += 4;
+    for (int s = 0; s < DSM_TP_SEG_COUNT; s++, p += 20) {
+        uint32_t rkey_len = tp_wire_get_u32(p + 16);
+        if (rkey_len > TP_WIRE_BLOB_MAX)
+            return 0;
+        total += rkey_len;
+    }
+    return total;
+}
+
+size_t tp_wire_get_record(const unsigned char *in, size_t len,
+                          tp_record_t *rec)
+{
+    if (len < TP_WIRE_RECORD_FIXED)
+        return 0;
+    size_t total = tp_wire_record_total(in);
+    if (total == 0 || total > len)
+        return 0;
+    tp_record_t r;
+    memcpy(r.host_id, in, TP_WIRE_HOST_ID_LEN);
+    const unsigned char *p = in + TP_WIRE_HOST_ID_LEN;
+    r.addr_len = tp_wire_get_u32(p);
+    p += 4;
+    for (int s = 0; s < DSM_TP_SEG_COUNT; s++, p += 20) {
+        r.seg_base[s] = get_u64(p);
+        r.seg_size[s] = get_u64(p + 8);
+        r.rkey_len[s] = tp_wire_get_u32(p + 16);
+        /* a segment that wraps the address space cannot be addressed */
+        if (r.seg_base[s] + r.seg_size[s] < r.seg_base[s])
+            return 0;
+    }
+    r.addr = p;
+    p += r.addr_len;
+    for (int s = 0; s < DSM_TP_SEG_COUNT; s++) {
+        r.rkey[s] = r.rkey_len[s] ? p : NULL;
+        p += r.rkey_len[s];
+    }
+    *rec = r;
+    return total;
+}
+
+void tp_wire_put_hello_header(unsigned char out[TP_WIRE_HELLO_FIXED],
+                              uint32_t rank, const char *token)
+{
+    tp_wire_put_u32(out, TP_MAGIC_HELLO);
+    tp_wire_put_u32(out + 4, TP_WIRE_VERSION);
+    tp_wire_put_u32(out + 8, rank);
+    memset(out + 12, 0, TP_WIRE_TOKEN_LEN);
+    size_t n = strnlen(token, TP_WIRE_TOKEN_LEN);
+    memcpy(out + 12, token, n);
+}
+
+int tp_wire_token_matches(const unsigned char field[TP_WIRE_TOKEN_LEN],
+                          const char *token)
+{
+    /* Compare all of the field whatever the first difference, so the time
+     * taken says nothing about how much of a guess was right. */
+    unsigned char expected[TP_WIRE_TOKEN_LEN];
+    memset(expected, 0, sizeof expected);
+    memcpy(expected, token, strnlen(token, TP_WIRE_TOKEN_LEN));
+    volatile unsigned char diff = 0;
+    for (unsigned i = 0; i < TP_WIRE_TOKEN_LEN; i++)
+        diff |= (unsigned char)(field[i] ^ expected[i]);
+    return diff == 0 && expected[0] != 0;
+}

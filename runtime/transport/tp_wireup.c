@@ -1,0 +1,475 @@
+/*
+ * tp_wireup.c - start-up and shut-down of the transport: the UCX context
+ * and worker, registration of the segments, the bootstrap exchange, the
+ * endpoints to every node, and the collective shut-down.
+ *
+ * Layer: transport.  Entry points: dsm_tp_init, dsm_tp_finalize (once
+ * each, from one application thread, never from a handler or the fault
+ * handler), dsm_tp_rank, dsm_tp_size, tp_check_rank, tp_seg_valid.
+ *
+ * One node (DSM_SIZE=1) opens no UCX context at all: active messages to
+ * itself, memcpy and CPU atomics need no network.
+ *
+ * Several nodes: context with AM | RMA | AMO32 | AMO64 | WAKEUP, one worker
+ * in UCS_THREAD_MODE_MULTI (application threads, the fault handler and the
+ * progress thread all call in).  The segments are registered with
+ * UCP_MEM_MAP_NONBLOCK: the region is a large sparse memfd mapping, and
+ * registration must neither touch nor pin it (on-demand paging where the
+ * hardware has it; shared memory and TCP need no pinning).
+ *
+ * Error handling mode per endpoint: UCX 1.13's shared-memory transports
+ * (sysv, posix) and self have no peer-failure support, so
+ * UCP_ERR_HANDLING_MODE_PEER silently moves same-host peers onto TCP
+ * loopback (about 20x the latency).  Peers on this host (same kernel boot
+ * id) therefore get UCP_ERR_HANDLING_MODE_NONE and rely on the bootstrap
+ * sockets, whose end-of-file reports a dead process at once; peers on
+ * other hosts get UCP_ERR_HANDLING_MODE_PEER with an error callback that
+ * ends the job naming them.  DSM_UCX_ERR_MODE=peer|none|auto (default
+ * auto) overrides the choice for every peer but self.
+ *
+ * Shut-down is collective: complete this node's operations, stop the
+ * progress thread, BYE exchange over the bootstrap sockets (from then on an
+ * endpoint error is no failure), then close the endpoints (nothing is
+ * outstanding any more), release keys, memory, worker and context.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "base_config.h"
+#include "base_log.h"
+#include "tp_internal.h"
+
+tp_state_t tp = {.worker_efd = -1, .wake_fd = -1};
+
+typedef enum err_mode { ERR_MODE_AUTO, ERR_MODE_PEER, ERR_MODE_NONE } err_mode_t;
+
+int dsm_tp_rank(void) { return tp.initialized ? tp.rank : dsm_config()->rank; }
+int dsm_tp_size(void) { return tp.initialized ? tp.size : dsm_config()->size; }
+
+dsm_status_t tp_check_rank(int rank)
+{
+    return rank >= 0 && rank < tp.size ? DSM_OK : DSM_ERR_INVALID;
+}
+
+int tp_seg_valid(dsm_tp_segment_t seg)
+{
+    return (int)seg >= 0 && seg < DSM_TP_SEG_COUNT;
+}
+
+/* ---- UCX ---------------------------------------------------------------------- */
+
+static dsm_status_t ucx_fail(const char *what, ucs_status_t st)
+{
+    dsm_log(DSM_LOG_ERROR, "%s: %s", what, ucs_status_string(st));
+    return tp_status(st);
+}
+
+static dsm_status_t open_worker(void)
+{
+    ucp_config_t *config;
+    ucs_status_t st = ucp_config_read(NULL, NULL, &config);
+    if (st != UCS_OK)
+        return ucx_fail("reading the UCX configuration", st);
+    ucp_params_t params = {
+        .field_mask = UCP_PARAM_FIELD_FEATURES |
+                      UCP_PARAM_FIELD_ESTIMATED_NUM_EPS |
+                      UCP_PARAM_FIELD_MT_WORKERS_SHARED,
+        .features = UCP_FEATURE_AM | UCP_FEATURE_RMA | UCP_FEATURE_AMO32 |
+                    UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP,
+        .estimated_num_eps = (size_t)tp.size,
+        .mt_workers_shared = 0,
+    };
+    st = ucp_init(&params, config, &tp.context);
+    ucp_config_release(config);
+    if (st != UCS_OK)
+        return ucx_fail("initialising UCX", st);
+
+    ucp_worker_params_t wparams = {
+        .field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
+        .thread_mode = UCS_THREAD_MODE_MULTI,
+    };
+    st = ucp_worker_create(tp.context, &wparams, &tp.worker);
+    if (st != UCS_OK)
+        return ucx_fail("creating the UCX worker", st);
+    ucp_worker_attr_t attr = {.field_mask = UCP_WORKER_ATTR_FIELD_THREAD_MODE};
+    st = ucp_worker_query(tp.worker, &attr);
+    if (st != UCS_OK)
+        return ucx_fail("querying the UCX worker", st);
+    if (attr.thread_mode != UCS_THREAD_MODE_MULTI) {
+        dsm_log(DSM_LOG_ERROR, "this UCX library has no multi-thread "
+                "support (built without --enable-mt)");
+        return DSM_ERR_TRANSPORT;
+    }
+    st = ucp_worker_get_efd(tp.worker, &tp.worker_efd);
+    if (st != UCS_OK)
+        return ucx_fail("getting the UCX wake-up descriptor", st);
+    return DSM_OK;
+}
+
+static dsm_status_t map_segments(void)
+{
+    for (int s = 0; s < DSM_TP_SEG_COUNT; s++) {
+        if (!tp.local.size[s])
+            continue;
+        ucp_mem_map_params_t mp = {
+            .field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS |
+                          UCP_MEM_MAP_PARAM_FIELD_LENGTH |
+                          UCP_MEM_MAP_PARAM_FIELD_FLAGS,
+            .address = tp.local.base[s],
+            .length = tp.local.size[s],
+            .flags = UCP_MEM_MAP_NONBLOCK,
+        };
+        ucs_status_t st = ucp_mem_map(tp.context, &mp, &tp.memh[s]);
+        if (st != UCS_OK) {
+            dsm_log(DSM_LOG_ERROR, "registering segment %d (%zu bytes at "
+                    "%p): %s", s, tp.local.size[s], tp.local.base[s],
+                    ucs_status_string(st));
+            return tp_status(st);
+        }
+    }
+    return DSM_OK;
+}
+
+/* 16 bytes naming this kernel instance: the boot id, which processes in
+ * different network namespaces of one machine share. */
+static void host_identity(unsigned char id[TP_WIRE_HOST_ID_LEN])
+{
+    memset(id, 0, TP_WIRE_HOST_ID_LEN);
+    char text[64] = "";
+    int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t n = read(fd, text, sizeof text - 1);
+        text[n > 0 ? n : 0] = '\0';
+        close(fd);
+    }
+    unsigned nibbles = 0;
+    for (const char *p = text; *p && nibbles < 2 * TP_WIRE_HOST_ID_LEN; p++) {
+        if (!isxdigit((unsigned char)*p))
+            continue;
+        unsigned v = (unsigned)(isdigit((unsigned char)*p)
+                                    ? *p - '0'
+                                    : tolower((unsigned char)*p) - 'a' + 10);
+        id[nibbles / 2] = (unsigned char)(id[nibbles / 2] << 4 | v);
+        nibbles++;
+    }
+    if (nibbles == 0)
+        gethostname((char *)id, TP_WIRE_HOST_ID_LEN);
+}
+
+static err_mode_t configured_err_mode(void)
+{
+    const char *v = getenv("DSM_UCX_ERR_MODE");
+    if (!v || !*v || !strcmp(v, "auto"))
+        return ERR_MODE_AUTO;
+    if (!strcmp(v, "peer"))
+        return ERR_MODE_PEER;
+    if (!strcmp(v, "none"))
+        return ERR_MODE_NONE;
+    dsm_log(DSM_LOG_WARN, "DSM_UCX_ERR_MODE=%s: expected auto, peer or "
+            "none; using auto", v);
+    return ERR_MODE_AUTO;
+}
+
+static void endpoint_failed(void *arg, ucp_ep_h ep, ucs_status_t status)
+{
+    (void)ep;
+    int rank = (int)(intptr_t)arg;
+    if (atomic_load(&tp.finalizing)) {
+        dsm_debug("endpoint to node %d closed during shut-down: %s", rank,
+                  ucs_status_string(status));
+        return;
+    }
+    tp_live_peer_failed(rank, ucs_status_string(status));
+}
+
+static dsm_status_t connect_peers(const tp_record_t *table,
+                                  const unsigned char *my_host)
+{
+    err_mode_t mode = configured_err_mode();
+    for (int r = 0; r < tp.size; r++) {
+        tp_peer_t *p = &tp.peers[r];
+        int watched = r != tp.rank &&
+                      (mode == ERR_MODE_PEER ||
+                       (mode == ERR_MODE_AUTO &&
+                        memcmp(table[r].host_id, my_host,
+                               TP_WIRE_HOST_ID_LEN) != 0));
+        ucp_ep_params_t ep = {
+            .field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS |
+                          UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE,
+            .address = table[r].addr,
+            .err_mode = watched ? UCP_ERR_HANDLING_MODE_PEER
+                                : UCP_ERR_HANDLING_MODE_NONE,
+        };
+        if (watched) {
+            ep.field_mask |= UCP_EP_PARAM_FIELD_ERR_HANDLER;
+            ep.err_handler.cb = endpoint_failed;
+            ep.err_handler.arg = (void *)(intptr_t)r;
+        }
+        p->ep_watched = watched;
+        ucs_status_t st = ucp_ep_create(tp.worker, &ep, &p->ep);
+        if (st != UCS_OK) {
+            dsm_log(DSM_LOG_ERROR, "connecting to node %d: %s", r,
+                    ucs_status_string(st));
+            return tp_status(st);
+        }
+        for (int s = 0; s < DSM_TP_SEG_COUNT; s++) {
+            p->seg_base[s] = table[r].seg_base[s];
+            p->seg_size[s] = table[r].seg_size[s];
+            if (!table[r].rkey_len[s])
+                continue;
+            st = ucp_ep_rkey_unpack(p->ep, table[r].rkey[s], &p->rkey[s]);
+            if (st != UCS_OK) {
+                dsm_log(DSM_LOG_ERROR, "remote key of segment %d of node "
+                        "%d: %s", s, r, ucs_status_string(st));
+                return tp_status(st);
+            }
+        }
+        dsm_debug("endpoint to node %d: error mode %s", r,
+                  watched ? "peer" : "none");
+        if (dsm_log_level() >= DSM_LOG_DEBUG && r != tp.rank)
+            ucp_ep_print_info(p->ep, stderr);   /* the lanes UCX chose */
+    }
+    return DSM_OK;
+}
+
+/* Register, exchange records with every node, connect. */
+static dsm_status_t wire_up(void)
+{
+    dsm_status_t status = open_worker();
+    if (status != DSM_OK)
+        return status;
+    if ((status = tp_am_open()) != DSM_OK || (status = map_segments()) != DSM_OK)
+        return status;
+
+    tp_record_t mine = {0};
+    void *rkey_buf[DSM_TP_SEG_COUNT] = {0};
+    ucp_address_t *address = NULL;
+    void *storage = NULL;
+    tp_record_t *table = calloc((size_t)tp.size, sizeof *table);
+    int *socks = malloc((size_t)tp.size * sizeof *socks);
+    status = DSM_ERR_NOMEM;
+    if (!table || !socks)
+        goto out;
+    for (int r = 0; r < tp.size; r++)
+        socks[r] = -1;
+
+    host_identity(mine.host_id);
+    size_t addr_len;
+    ucs_status_t st = ucp_worker_get_address(tp.worker, &address, &addr_len);
+    if (st != UCS_OK) {
+        status = ucx_fail("getting the UCX worker address", st);
+        goto out;
+    }
+    mine.addr = address;
+    mine.addr_len = addr_len;
+    for (int s = 0; s < DSM_TP_SEG_COUNT; s++) {
+        mine.seg_base[s] = (uint64_t)(uintptr_t)tp.local.base[s];
+        mine.seg_size[s] = tp.local.size[s];
+        if (!tp.memh[s])
+            continue;
+        st = ucp_rkey_pack(tp.context, tp.memh[s], &rkey_buf[s],
+                           &mine.rkey_len[s]);
+        if (st != UCS_OK) {
+            status = ucx_fail("packing a remote key", st);
+            goto out;
+        }
+        mine.rkey[s] = rkey_buf[s];
+    }
+    if (addr_len > TP_WIRE_BLOB_MAX || mine.rkey_len[0] > TP_WIRE_BLOB_MAX ||
+        mine.rkey_len[1] > TP_WIRE_BLOB_MAX) {
+        dsm_log(DSM_LOG_ERROR, "UCX address or remote key too large");
+        status = DSM_ERR_TRANSPORT;
+        goto out;
+    }
+
+    status = tp_rendezvous(&mine, table, socks, &storage);
+    if (status != DSM_OK)
+        goto out;
+    for (int r = 0; r < tp.size; r++) {
+        tp.peers[r].sock = socks[r];
+        socks[r] = -1;
+    }
+    status = connect_peers(table, mine.host_id);
+out:
+    if (socks)
+        for (int r = 0; r < tp.size; r++)
+            if (socks[r] >= 0)
+                close(socks[r]);
+    free(socks);
+    free(table);
+    free(storage);
+    for (int s = 0; s < DSM_TP_SEG_COUNT; s++)
+        if (rkey_buf[s])
+            ucp_rkey_buffer_release(rkey_buf[s]);
+    if (address)
+        ucp_worker_release_address(tp.worker, address);
+    return status;
+}
+
+/* ---- tear-down ------------------------------------------------------------------ */
+
+static void close_endpoints(void)
+{
+    for (int r = 0; tp.peers && r < tp.size; r++) {
+        tp_peer_t *p = &tp.peers[r];
+        for (int s = 0; s < DSM_TP_SEG_COUNT; s++)
+            if (p->rkey[s]) {
+                ucp_rkey_destroy(p->rkey[s]);
+                p->rkey[s] = NULL;
+            }
+        if (!p->ep)
+            continue;
+        /* UCX allows FORCE only in peer error mode; the others are flushed,
+         * which completes at once: nothing is outstanding any more */
+        ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+                                   .flags = p->ep_watched
+                                                ? UCP_EP_CLOSE_FLAG_FORCE
+                                                : 0};
+        ucs_status_ptr_t req = ucp_ep_close_nbx(p->ep, &prm);
+        tp_wait_request(req, "closing the endpoint to", r);
+        p->ep = NULL;
+    }
+}
+
+static void release_all(void)
+{
+    close_endpoints();
+    for (int s = 0; s < DSM_TP_SEG_COUNT; s++)
+        if (tp.memh[s]) {
+            ucp_mem_unmap(tp.context, tp.memh[s]);
+            tp.memh[s] = NULL;
+        }
+    if (tp.worker)
+        ucp_worker_destroy(tp.worker);
+    if (tp.context)
+        ucp_cleanup(tp.context);
+    tp.worker = NULL;
+    tp.context = NULL;
+    tp.worker_efd = -1;
+    tp_am_close();
+    tp_msg_pool_destroy();
+    for (int r = 0; tp.peers && r < tp.size; r++)
+        if (tp.peers[r].sock >= 0)
+            close(tp.peers[r].sock);
+    free(tp.peers);
+    free(tp.pollfds);
+    free(tp.poll_peer);
+    free(tp.check_fds);
+    free(tp.check_peer);
+    tp.peers = NULL;
+    tp.pollfds = tp.check_fds = NULL;
+    tp.poll_peer = tp.check_peer = NULL;
+    if (tp.wake_fd >= 0)
+        close(tp.wake_fd);
+    tp.wake_fd = -1;
+}
+
+/* ---- entry points --------------------------------------------------------------- */
+
+static dsm_status_t check_segments(const dsm_tp_segments_t *segments)
+{
+    if (!segments)
+        return DSM_ERR_INVALID;
+    for (int s = 0; s < DSM_TP_SEG_COUNT; s++)
+        if (segments->size[s] &&
+            (!segments->base[s] ||
+             (uintptr_t)segments->base[s] + segments->size[s] <
+                 (uintptr_t)segments->base[s]))
+            return DSM_ERR_INVALID;
+    return DSM_OK;
+}
+
+dsm_status_t dsm_tp_init(const dsm_tp_segments_t *segments)
+{
+    if (tp.initialized)
+        return DSM_ERR_STATE;
+    dsm_status_t status = check_segments(segments);
+    if (status != DSM_OK)
+        return status;
+    const dsm_config_t *cfg = dsm_config();
+    if (cfg->size > 1 && tp.used_network) {
+        dsm_log(DSM_LOG_ERROR, "a multi-node job wires up once per process");
+        return DSM_ERR_STATE;
+    }
+    tp.rank = cfg->rank;
+    tp.size = cfg->size > 0 ? cfg->size : 1;
+    tp.timeout_ms = cfg->timeout_ms ? cfg->timeout_ms
+                                    : DSM_DEFAULT_TIMEOUT_S * 1000u;
+    tp.local = *segments;
+    tp.go = tp.bye_ack = 0;
+    atomic_store(&tp.finalizing, 0);
+    atomic_store(&tp.pollers, 0);
+    tp_counters_reset();
+
+    status = DSM_ERR_NOMEM;
+    tp.peers = calloc((size_t)tp.size, sizeof *tp.peers);
+    tp.pollfds = calloc((size_t)tp.size + 2, sizeof *tp.pollfds);
+    tp.poll_peer = calloc((size_t)tp.size + 2, sizeof *tp.poll_peer);
+    tp.check_fds = calloc((size_t)tp.size, sizeof *tp.check_fds);
+    tp.check_peer = calloc((size_t)tp.size, sizeof *tp.check_peer);
+    if (!tp.peers || !tp.pollfds || !tp.poll_peer || !tp.check_fds ||
+        !tp.check_peer)
+        goto fail;
+    for (int r = 0; r < tp.size; r++)
+        tp.peers[r].sock = -1;
+    tp.wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (tp.wake_fd < 0) {
+        status = DSM_ERR_IO;
+        goto fail;
+    }
+    if ((status = tp_msg_pool_init()) != DSM_OK)
+        goto fail;
+
+    if (tp.size == 1) {
+        for (int s = 0; s < DSM_TP_SEG_COUNT; s++) {
+            tp.peers[0].seg_base[s] = (uint64_t)(uintptr_t)tp.local.base[s];
+            tp.peers[0].seg_size[s] = tp.local.size[s];
+        }
+        if ((status = tp_am_open()) != DSM_OK)
+            goto fail;
+    } else {
+        tp.used_network = 1;
+        if ((status = wire_up()) != DSM_OK)
+            goto fail;
+        tp.initialized = 1;   /* the barrier may already run handlers */
+        if ((status = tp_live_barrier()) != DSM_OK)
+            goto fail;
+    }
+    tp.initialized = 1;
+    if (cfg->progress_thread && (status = tp_thread_start()) != DSM_OK)
+        goto fail;
+    dsm_debug("transport up: node %d of %d", tp.rank, tp.size);
+    return DSM_OK;
+fail:
+    tp.initialized = 0;
+    release_all();
+    return status;
+}
+
+dsm_status_t dsm_tp_finalize(void)
+{
+    if (!tp.initialized)
+        return DSM_ERR_STATE;
+    tp_check_not_in_handler("dsm_tp_finalize");
+    /* complete what this node started: queued self-sends and handler
+     * sends, then every UCX operation, remote completion included */
+    while (tp_progress_once())
+        ;
+    if (tp.worker) {
+        ucp_request_param_t prm = {.op_attr_mask = 0};
+        tp_wait_request(ucp_worker_flush_nbx(tp.worker, &prm),
+                        "the final flush of operations", -1);
+    }
+    tp_thread_stop();
+    if (tp.size > 1)
+        tp_live_goodbye();
+    atomic_store(&tp.finalizing, 1);
+    tp.initialized = 0;
+    release_all();
+    return DSM_OK;
+}
