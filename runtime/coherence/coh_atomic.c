@@ -17,6 +17,7 @@
 #include "coh_protocol.h"
 #include "coh_state.h"
 #include "coherence.h"
+#include "sys_stack.h"
 #include "transport.h"
 
 typedef struct word_ref {
@@ -183,9 +184,9 @@ static void note_update(size_t index, uintptr_t addr, const void *value,
     coh_page_unlock(index);
 }
 
-dsm_status_t dsm_coh_atomic(void *addr, unsigned size, dsm_coh_atomic_op_t op,
-                            uint64_t operand, uint64_t expected,
-                            uint64_t *old)
+static dsm_status_t atomic_body(void *addr, unsigned size,
+                                dsm_coh_atomic_op_t op, uint64_t operand,
+                                uint64_t expected, uint64_t *old)
 {
     uintptr_t a = (uintptr_t)addr;
     if (!coh.initialized)
@@ -242,4 +243,32 @@ dsm_status_t dsm_coh_atomic(void *addr, unsigned size, dsm_coh_atomic_op_t op,
     }
     *old = cur;
     return DSM_OK;
+}
+
+/* On the runtime stack: the page lock of the word is held while the local
+ * copy is updated, and the word may sit on the caller's own stack page. */
+typedef struct atomic_call {
+    void *addr;
+    unsigned size;
+    dsm_coh_atomic_op_t op;
+    uint64_t operand, expected, old;
+    dsm_status_t status;
+} atomic_call_t;
+
+static void atomic_call(void *arg)
+{
+    atomic_call_t *c = arg;
+    c->status = atomic_body(c->addr, c->size, c->op, c->operand, c->expected,
+                            &c->old);
+}
+
+dsm_status_t dsm_coh_atomic(void *addr, unsigned size, dsm_coh_atomic_op_t op,
+                            uint64_t operand, uint64_t expected,
+                            uint64_t *old)
+{
+    atomic_call_t c = {addr, size, op, operand, expected, 0, DSM_OK};
+    dsm_sys_on_rtstack(atomic_call, &c);
+    if (c.status == DSM_OK)
+        *old = c.old;
+    return c.status;
 }

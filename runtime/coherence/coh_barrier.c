@@ -15,6 +15,7 @@
 #include "coh_protocol.h"
 #include "coh_state.h"
 #include "coh_stats.h"
+#include "sys_stack.h"
 #include "transport.h"
 
 #define ARRIVE_BYTES  ((size_t)4 << 20)
@@ -241,10 +242,8 @@ dsm_status_t dsm_barrier_threads(int threads_per_node)
     return busy ? DSM_ERR_STATE : DSM_OK;
 }
 
-dsm_status_t dsm_barrier(void)
+static dsm_status_t barrier_body(void)
 {
-    if (!coh.initialized)
-        return DSM_ERR_STATE;
     pthread_mutex_lock(&local.mutex);
     uint64_t gen = local.generation;
     if (++local.arrived < local.threads) {
@@ -261,4 +260,15 @@ dsm_status_t dsm_barrier(void)
     pthread_cond_broadcast(&local.cond);
     pthread_mutex_unlock(&local.mutex);
     return DSM_OK;
+}
+
+static void barrier_call(void *status) { *(dsm_status_t *)status = barrier_body(); }
+
+dsm_status_t dsm_barrier(void)
+{
+    if (!coh.initialized)
+        return DSM_ERR_STATE;
+    dsm_status_t st;
+    dsm_sys_on_rtstack(barrier_call, &st);
+    return st;
 }

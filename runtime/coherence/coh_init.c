@@ -17,6 +17,7 @@
 #include "coh_stats.h"
 #include "coherence.h"
 #include "sys_fault.h"
+#include "sys_stack.h"
 #include "transport.h"
 
 static int fault_entry(uintptr_t addr, dsm_fault_access_t access)
@@ -189,6 +190,9 @@ static dsm_status_t setup_space(const dsm_coh_init_args_t *args)
 
 dsm_status_t dsm_init_sharable(void *start, void *end, void *unscripted_start)
 {
+    /* a program linked by dsmcc is running already: nothing to do */
+    if (coh.initialized && coh.started_by_runtime)
+        return DSM_OK;
     if (unscripted_start && !start) {
         dsm_log(DSM_LOG_ERROR, "the program has DSM_SHARABLE variables but "
                 "was not linked with dsm_sharable.ld: link it with dsmcc or "
@@ -207,7 +211,9 @@ dsm_status_t dsm_init_sharable(void *start, void *end, void *unscripted_start)
             return DSM_ERR_INVALID;
         }
     }
-    return dsm_coh_init(&args);
+    dsm_status_t st = dsm_coh_init(&args);
+    coh.started_by_runtime = 0;
+    return st;
 }
 
 dsm_status_t dsm_coh_init(const dsm_coh_init_args_t *args)
@@ -246,25 +252,46 @@ dsm_status_t dsm_coh_init(const dsm_coh_init_args_t *args)
     if ((st = dsm_sys_fault_install(fault_entry)) != DSM_OK)
         return st;
     coh.initialized = 1;
+    coh.started_by_runtime = 1;
     return DSM_OK;
+}
+
+static void flush_call(void *arg)
+{
+    (void)arg;
+    coh_protocol_lock();
+    coh_release();
+    coh_protocol_unlock();
 }
 
 dsm_status_t dsm_flush(void)
 {
     if (!coh.initialized)
         return DSM_ERR_STATE;
-    coh_protocol_lock();
-    coh_release();
-    coh_protocol_unlock();
+    dsm_sys_on_rtstack(flush_call, NULL);
     return DSM_OK;
+}
+
+static void final_barrier_call(void *arg)
+{
+    (void)arg;
+    coh_barrier_global();
 }
 
 dsm_status_t dsm_finalize(void)
 {
+    /* a program linked by dsmcc: the runtime finalizes when it exits */
+    if (coh.initialized && coh.started_by_runtime)
+        return DSM_OK;
+    return dsm_coh_finalize();
+}
+
+dsm_status_t dsm_coh_finalize(void)
+{
     if (!coh.initialized)
         return DSM_ERR_STATE;
     /* everyone is done with sharable memory before anyone leaves */
-    coh_barrier_global();
+    dsm_sys_on_rtstack(final_barrier_call, NULL);
     coh_stats_report();
     dsm_status_t st = dsm_tp_finalize();
     coh.initialized = 0;

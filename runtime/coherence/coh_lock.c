@@ -17,6 +17,7 @@
 #include "coh_state.h"
 #include "coh_stats.h"
 #include "coherence.h"
+#include "sys_stack.h"
 #include "transport.h"
 
 #define COH_MAX_LOCKS (1u << 18)
@@ -222,13 +223,7 @@ static dsm_status_t acquire(dsm_lock_t *lock, uint32_t flags)
     return DSM_OK;
 }
 
-dsm_status_t dsm_lock_acquire(dsm_lock_t *lock) { return acquire(lock, 0); }
-dsm_status_t dsm_lock_try(dsm_lock_t *lock)
-{
-    return acquire(lock, COH_LOCK_TRY);
-}
-
-dsm_status_t dsm_lock_release(dsm_lock_t *lock)
+static dsm_status_t release(dsm_lock_t *lock)
 {
     int manager;
     uint32_t index;
@@ -243,6 +238,31 @@ dsm_status_t dsm_lock_release(dsm_lock_t *lock)
     send_lock_msg(manager, COH_AM_LOCK_RELEASE, &rel);
     return DSM_OK;
 }
+
+/* The calls run on the runtime stack (sys_stack.h says why). */
+typedef struct lock_call {
+    dsm_lock_t *lock;
+    int op;                  /* 0 acquire, 1 try, 2 release */
+    dsm_status_t status;
+} lock_call_t;
+
+static void lock_call(void *arg)
+{
+    lock_call_t *c = arg;
+    c->status = c->op == 2 ? release(c->lock)
+                           : acquire(c->lock, c->op ? COH_LOCK_TRY : 0);
+}
+
+static dsm_status_t lock_op(dsm_lock_t *lock, int op)
+{
+    lock_call_t c = {lock, op, DSM_OK};
+    dsm_sys_on_rtstack(lock_call, &c);
+    return c.status;
+}
+
+dsm_status_t dsm_lock_acquire(dsm_lock_t *lock) { return lock_op(lock, 0); }
+dsm_status_t dsm_lock_try(dsm_lock_t *lock) { return lock_op(lock, 1); }
+dsm_status_t dsm_lock_release(dsm_lock_t *lock) { return lock_op(lock, 2); }
 
 dsm_lock_t dsm_coh_lock_named(uint64_t key)
 {

@@ -91,6 +91,7 @@ typedef struct coh {
     void *control;                  /* CONTROL transport segment */
     size_t control_size;
     int initialized;
+    int started_by_runtime;         /* by dsm_coh_init, not dsm_init */
 } coh_t;
 
 extern coh_t coh;

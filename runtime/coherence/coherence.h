@@ -35,6 +35,10 @@ typedef struct dsm_coh_init_args {
 } dsm_coh_init_args_t;
 
 dsm_status_t dsm_coh_init(const dsm_coh_init_args_t *args);
+/* The counterpart of dsm_coh_init (collective).  After dsm_coh_init the
+ * public dsm_init and dsm_finalize are no-ops: the runtime that started
+ * the node also ends it. */
+dsm_status_t dsm_coh_finalize(void);
 
 /* The main stack reserved by dsm_coh_init: [*lo, *lo + *len). */
 void dsm_coh_main_stack(void **lo, size_t *len);

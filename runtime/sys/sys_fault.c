@@ -83,7 +83,9 @@ static struct sigaction front_action(void)
     struct sigaction front;
     memset(&front, 0, sizeof front);
     front.sa_sigaction = front_handler;
-    front.sa_flags = SA_SIGINFO | SA_RESTART;
+    /* on the thread's alternate stack when it has one: a fault on a
+     * write-protected sharable stack page cannot take its signal frame there */
+    front.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
     sigemptyset(&front.sa_mask);
     return front;
 }
