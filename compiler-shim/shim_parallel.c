@@ -1,0 +1,70 @@
+/*
+ * shim_parallel.c - parallel regions and thread identity in the libomp
+ * ABI: __kmpc_fork_call, __kmpc_push_num_threads, the serialised-region
+ * pair, __kmpc_global_thread_num and the small queries clang may call.
+ *
+ * Layer: compiler-shim.  Application threads (the program's code).
+ */
+#include <stdarg.h>
+
+#include "forkjoin.h"
+#include "shim_kmp.h"
+
+SHIM_EXPORT void __kmpc_fork_call(ident_t *loc, kmp_int32 argc,
+                                  kmpc_micro microtask, ...);
+SHIM_EXPORT void __kmpc_push_num_threads(ident_t *loc, kmp_int32 gtid,
+                                         kmp_int32 num_threads);
+SHIM_EXPORT void __kmpc_serialized_parallel(ident_t *loc, kmp_int32 gtid);
+SHIM_EXPORT void __kmpc_end_serialized_parallel(ident_t *loc,
+                                                kmp_int32 gtid);
+SHIM_EXPORT kmp_int32 __kmpc_global_thread_num(ident_t *loc);
+SHIM_EXPORT kmp_int32 __kmpc_global_num_threads(ident_t *loc);
+SHIM_EXPORT kmp_int32 __kmpc_bound_thread_num(ident_t *loc);
+SHIM_EXPORT kmp_int32 __kmpc_bound_num_threads(ident_t *loc);
+SHIM_EXPORT kmp_int32 __kmpc_in_parallel(ident_t *loc);
+SHIM_EXPORT kmp_int32 __kmpc_ok_to_fork(ident_t *loc);
+SHIM_EXPORT void __kmpc_begin(ident_t *loc, kmp_int32 flags);
+SHIM_EXPORT void __kmpc_end(ident_t *loc);
+
+void __kmpc_fork_call(ident_t *loc, kmp_int32 argc, kmpc_micro microtask,
+                      ...)
+{
+    void *args[FJ_MAX_ARGS];
+    int n = argc < FJ_MAX_ARGS ? argc : FJ_MAX_ARGS;
+    va_list ap;
+    va_start(ap, microtask);
+    for (int i = 0; i < n; i++)
+        args[i] = va_arg(ap, void *);
+    va_end(ap);
+    /* fj_fork refuses argc above FJ_MAX_ARGS with a message */
+    fj_fork(shim_where(loc), (fj_microtask_t)microtask, argc, args);
+}
+
+void __kmpc_push_num_threads(ident_t *loc, kmp_int32 gtid,
+                             kmp_int32 num_threads)
+{
+    fj_push_num_threads(num_threads);
+}
+
+void __kmpc_serialized_parallel(ident_t *loc, kmp_int32 gtid)
+{
+    fj_serialized_begin();
+}
+
+void __kmpc_end_serialized_parallel(ident_t *loc, kmp_int32 gtid)
+{
+    fj_serialized_end();
+}
+
+kmp_int32 __kmpc_global_thread_num(ident_t *loc) { return fj_gtid(); }
+kmp_int32 __kmpc_global_num_threads(ident_t *loc)
+{
+    return fj_total_threads();
+}
+kmp_int32 __kmpc_bound_thread_num(ident_t *loc) { return fj_thread_num(); }
+kmp_int32 __kmpc_bound_num_threads(ident_t *loc) { return fj_num_threads(); }
+kmp_int32 __kmpc_in_parallel(ident_t *loc) { return fj_active_level() > 0; }
+kmp_int32 __kmpc_ok_to_fork(ident_t *loc) { return 1; }
+/* The runtime starts in __wrap_main and ends at exit. */
+void __kmpc_begin(ident_t *loc, kmp_int32 flags) {}
+void __kmpc_end(ident_t *loc) {}

@@ -1,0 +1,63 @@
+/*
+ * fj_exit.c - the end of a job.  When main returns or node 0's serial code
+ * calls exit(), an on_exit handler (it receives the status, which atexit
+ * handlers do not) sends EXIT with the status to every node; then every
+ * node calls dsm_finalize (a collective) and exits with that status.
+ *
+ * exit() inside a parallel region cannot finish the job cleanly - the
+ * other members are still running - so the process just ends, with a
+ * message, and the transport ends the job on the other nodes (a lost
+ * peer).
+ *
+ * Layer: forkjoin.  fj_exit_register: start-up.  The handler: the thread
+ * calling exit().  fj_exit_node: the worker loop of nodes other than 0.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "base_log.h"
+#include "fj_internal.h"
+#include "transport.h"
+
+static int exiting;
+
+static void finish(int status, void *unused)
+{
+    if (!fj.started || __atomic_exchange_n(&exiting, 1, __ATOMIC_ACQ_REL))
+        return;
+    fj_thread_t *self = fj_self_or_null();
+    if (fj.rank != 0 || self != fj.thread[0] || self->team) {
+        dsm_log(DSM_LOG_ERROR, "exit(%d) called inside a parallel region: "
+                "the job ends without a clean shut-down", status);
+        return;
+    }
+    /* the other nodes exit with the status as soon as the shut-down is
+     * done, and the launcher then ends this process too: our output goes
+     * out first */
+    fflush(NULL);
+    fj_exit_msg_t msg = {status, 0};
+    for (int node = 1; node < fj.size; node++) {
+        dsm_status_t st = dsm_tp_am_send(node, FJ_AM_EXIT, &msg, sizeof msg);
+        if (st != DSM_OK)
+            dsm_log(DSM_LOG_ERROR, "telling node %d to exit: %s", node,
+                    dsm_status_string(st));
+    }
+    dsm_status_t st = fj_finalize();
+    if (st != DSM_OK)
+        dsm_log(DSM_LOG_ERROR, "shut-down: %s", dsm_status_string(st));
+}
+
+void fj_exit_register(void)
+{
+    if (on_exit(finish, NULL) != 0)
+        dsm_fatal("cannot register the exit handler");
+}
+
+void fj_exit_node(int status)
+{
+    __atomic_store_n(&exiting, 1, __ATOMIC_RELEASE);
+    dsm_status_t st = fj_finalize();
+    if (st != DSM_OK)
+        dsm_log(DSM_LOG_ERROR, "shut-down: %s", dsm_status_string(st));
+    exit(status);
+}

@@ -1,0 +1,261 @@
+/*
+ * fj_internal.h - state shared by the fork-join modules: the node, its
+ * view of the current team, each thread's state, the wire format of the
+ * fork message and the layout of the CONTROL words.
+ *
+ * Layer: forkjoin (internal header; not for the shim).
+ * Threads: fj (the node) is written at start-up and by the thread that
+ * sets up a region; a team is written by its node's leader before the pool
+ * is woken and read by the members; an fj_thread belongs to its thread.
+ */
+#ifndef FJ_INTERNAL_H
+#define FJ_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "forkjoin.h"
+
+/* Active messages of this layer (ids 20..39 are ours). */
+enum fj_am_id {
+    FJ_AM_FORK = 20,     /* node 0 -> all: start a region */
+    FJ_AM_EXIT = 21,     /* node 0 -> all: finish with a status */
+};
+
+#define FJ_LOOP_SLOTS  8     /* dispatch loops that may be open at once */
+#define FJ_MAX_LEVELS  8     /* serialised nesting depth with loop state */
+#define FJ_RED_ENTRIES 4     /* reductions a node may combine at once */
+
+typedef struct fj_sched {
+    int kind;                /* FJ_SCHED_* */
+    int chunk;               /* 0: the kind's default */
+} fj_sched_t;
+
+/* Internal control variables of a data environment. */
+typedef struct fj_icv {
+    int nthreads;
+    int dynamic;
+    fj_sched_t sched;
+} fj_icv_t;
+
+/* FORK: the region as node 0 starts it.  args[] holds argc entries. */
+typedef struct fj_fork_msg {
+    uint64_t region;         /* 1, 2, ... */
+    uint64_t microtask;      /* same address everywhere (no ASLR) */
+    uint64_t loop_base;      /* slot loops of earlier regions */
+    uint64_t single_base;    /* single constructs of earlier regions */
+    int32_t nthreads;        /* team size */
+    int32_t argc;
+    int32_t icv_nthreads, icv_dynamic, sched_kind, sched_chunk;
+    uint64_t args[FJ_MAX_ARGS];
+} fj_fork_msg_t;
+
+typedef struct fj_exit_msg {
+    int32_t status;
+    int32_t pad;
+} fj_exit_msg_t;
+
+/* CONTROL words.  Every node reserves this layout; the team-wide words are
+ * node 0's copy, join_word is each node's own. */
+typedef struct fj_loop_slot {
+    uint64_t next;           /* chunks (dynamic) or chunk index (guided) */
+    uint64_t done;           /* nodes finished with the loop */
+    uint64_t gen;            /* times the slot was recycled */
+    uint64_t ord;            /* next iteration allowed in ordered */
+    uint64_t pad[4];
+} fj_loop_slot_t;
+
+typedef struct fj_control {
+    uint64_t single_last;    /* the last single instance claimed */
+    uint64_t copyprivate;    /* the single thread's pointer list */
+    uint64_t join_word;      /* proxy nodes: (region << 32) | barriers */
+    uint64_t pad[5];
+    fj_loop_slot_t loops[FJ_LOOP_SLOTS];
+} fj_control_t;
+
+#define FJ_WORD(field) offsetof(fj_control_t, field)
+
+/* A node's share of one dispatch loop instance; the team's loop mutex
+ * guards it. */
+typedef struct fj_loop_local {
+    uint64_t instance;       /* instance + 1 while in use, 0 when free */
+    int ready;               /* the slot is ours (generation checked) */
+    int finished;            /* local members that saw the end */
+    int exhausted;           /* the team counter ran past the end */
+    /* dynamic: the node's block of chunks, and the counter as last seen */
+    uint64_t block_next, block_end, claimed;
+    /* guided: chunk start iterations computed so far, then equal chunks
+     * from chunk tail_index on */
+    uint64_t *bounds;
+    size_t nbounds, cap;
+    int tail;
+    uint64_t tail_index, tail_start, tail_size;
+} fj_loop_local_t;
+
+/* A thread's state of the loop it executes, one per nesting level. */
+typedef struct fj_loop {
+    int kind;                /* FJ_SCHED_* after resolving runtime/auto */
+    int ordered;
+    int shared;              /* uses a loop slot and the team counters */
+    int done;
+    uint64_t instance;
+    uint64_t trip, chunk;    /* iterations; iterations per chunk */
+    int64_t lower, incr;
+    uint64_t handed;         /* static: chunks handed out so far */
+    fj_loop_local_t *local;
+    /* ordered: this thread's current iteration */
+    uint64_t ord_cur;
+    int ord_bumped;          /* the current iteration passed its turn */
+    uint64_t ord_known;      /* the team counter, as last seen */
+} fj_loop_t;
+
+/* A reduction being combined inside a node. */
+typedef struct fj_red_entry {
+    uint64_t seq;            /* the member's reduction number; 0: free */
+    void *data;              /* the holder's private copies */
+    int count;               /* members combined so far */
+} fj_red_entry_t;
+
+/* One node's view of the current region. */
+typedef struct fj_team {
+    uint64_t region;
+    fj_microtask_t microtask;
+    int argc;
+    void *args[FJ_MAX_ARGS];
+    int nthreads;            /* team size */
+    int nodes;               /* nodes holding team threads */
+    int first;               /* thread number of local thread 0 */
+    int local_count;         /* team threads on this node */
+    uint64_t loop_base, single_base;
+    fj_icv_t icv;
+
+    /* barrier, node-local part */
+    _Atomic uint32_t bar_arrived;
+    _Atomic uint32_t bar_gen;
+
+    /* single: the last instance this node decided */
+    pthread_mutex_t single_mutex;
+    uint64_t single_decided;
+
+    /* reductions combined inside the node */
+    pthread_mutex_t red_mutex;
+    pthread_cond_t red_cond;
+    fj_red_entry_t red[FJ_RED_ENTRIES];
+
+    /* dispatch loops */
+    pthread_mutex_t loop_mutex;
+    pthread_cond_t loop_cond;
+    fj_loop_local_t loops[FJ_LOOP_SLOTS];
+} fj_team_t;
+
+typedef struct fj_thread {
+    _Atomic uint32_t go;     /* pool threads: bumped to start a region */
+    int local;               /* index within the node; 0: its main thread */
+    int gtid;                /* rank * threads + local */
+    fj_team_t *team;         /* the active region, NULL outside */
+    int num;                 /* thread number in the team */
+    int serial;              /* serialised regions nested inside */
+    int pushed;              /* num_threads for the next fork, 0: none */
+    int red_locked;          /* holds a reduction's cluster lock */
+    /* constructs met in the current region, in the order every member
+     * meets them */
+    uint64_t loops, loops_safe, singles, reductions, barriers;
+    fj_icv_t icv;
+    fj_loop_t loop[FJ_MAX_LEVELS];
+} fj_thread_t;
+
+/* The node. */
+typedef struct fj_node {
+    int rank, size;
+    int threads;             /* threads per node (DSM_THREADS) */
+    int started;
+    int spin;                /* pause iterations before a futex sleep */
+    uint64_t mail_poll_ns;   /* between regions: progress polled first */
+    size_t worker_stack;     /* bytes of each worker's sharable stack */
+    uint64_t control_off;    /* fj_control_t in the CONTROL segment */
+    fj_control_t *control;   /* this node's copy */
+    fj_icv_t icv_default;
+    int max_active_levels;
+
+    fj_team_t team;
+    fj_thread_t **thread;    /* [threads] */
+
+    /* pool members that finished the current region */
+    _Atomic uint32_t pool_done;
+
+    /* node 0: bookkeeping across regions */
+    uint64_t region;
+    uint64_t loop_base, single_base;
+} fj_node_t;
+
+extern fj_node_t fj;
+
+/* This thread's state: NULL before it joined the runtime. */
+fj_thread_t *fj_self_or_null(void);
+/* This thread's state; a thread the runtime did not create gets one that
+ * only ever runs serialised regions. */
+fj_thread_t *fj_self(void);
+void fj_set_self(fj_thread_t *self);
+fj_thread_t *fj_thread_create(int local);
+
+/* Team layout. */
+static inline int fj_layout_count(int nthreads, int nodes, int node)
+{
+    return nthreads / nodes + (node < nthreads % nodes);
+}
+
+static inline int fj_layout_first(int nthreads, int nodes, int node)
+{
+    int extra = nthreads % nodes;
+    return node * (nthreads / nodes) + (node < extra ? node : extra);
+}
+
+/* True when the calling thread executes alone: outside any region, or in
+ * a serialised one. */
+static inline int fj_alone(const fj_thread_t *self)
+{
+    return !self->team || self->serial > 0;
+}
+
+/* Loop state of the calling thread's current level. */
+fj_loop_t *fj_loop_here(fj_thread_t *self);
+
+/* fj_region.c: set up the node's team from a fork message, run a member,
+ * the leader's part of the join, the proxy of a node without members. */
+void fj_team_setup(const fj_fork_msg_t *msg);
+void fj_member_run(fj_thread_t *self, int local);
+void fj_leader_region(fj_thread_t *self);
+/* Nodes other than 0: wait for regions until node 0 says exit. */
+void fj_worker_loop(void *unused);
+
+/* fj_pool.c: the node's pool of worker threads. */
+dsm_status_t fj_pool_start(void);
+void fj_pool_wake(void);
+void fj_pool_wait_done(int members);
+
+/* fj_barrier.c: the team barrier (local part, then one dsm_barrier per
+ * node); fj_rtstack.c: that dsm_barrier, on the private runtime stack. */
+void fj_team_barrier(fj_thread_t *self);
+void fj_global_barrier(void);
+
+/* fj_exit.c: the exit protocol. */
+void fj_exit_register(void);
+__attribute__((noreturn)) void fj_exit_node(int status);
+
+/* fj_icv.c: environment (OMP_*) and defaults. */
+dsm_status_t fj_icv_load(int total_threads);
+
+/* fj_altstack.c: faults on sharable stacks are handled on a private
+ * alternate stack: once per process, and per thread. */
+dsm_status_t fj_altstack_thread(void);
+
+/* fj_rtstack.c: the private stack DSM synchronisation runs on. */
+dsm_status_t fj_rtstack_thread(void);
+dsm_status_t fj_finalize(void);
+
+/* fj_window.c: the program's writable data ([.data, .bss] pages). */
+dsm_status_t fj_program_window(uintptr_t *base, size_t *len);
+
+#endif

@@ -1,0 +1,110 @@
+/*
+ * fj_mailbox.c - node 0's messages to the other nodes between regions.
+ * One message is pending at most: node 0 sends the next only after a
+ * barrier every node took part in after taking the previous one, so a
+ * second arrival before the first was taken is a protocol error.
+ *
+ * Waiting: right after a region the node's main thread drives transport
+ * progress itself for a short while (fj.mail_poll_ns): a program that
+ * forks again soon - a region in a loop - is then answered at once
+ * instead of after the progress thread's next wake-up.  Then it sleeps on
+ * the futex the handler wakes (with a progress thread, DSM_PROGRESS_THREAD=1,
+ * the default), or keeps driving progress (without one).
+ *
+ * Layer: forkjoin.  The handlers only copy and wake (futex): they never
+ * block.  fj_mailbox_wait: the main thread of nodes other than 0.
+ */
+#include "fj_mailbox.h"
+
+#include <sched.h>
+#include <string.h>
+
+#include "base_config.h"
+#include "base_log.h"
+#include "base_time.h"
+#include "fj_wait.h"
+#include "transport.h"
+
+static _Atomic uint32_t posted, taken;
+static fj_fork_msg_t pending_fork;
+static int pending_exit, pending_status;
+
+static void post(int src, const char *what)
+{
+    if (src != 0)
+        dsm_fatal("%s message from node %d; only node 0 sends it", what, src);
+    if (atomic_load(&posted) != atomic_load(&taken))
+        dsm_fatal("%s message from node 0 while the previous one is still "
+                  "pending", what);
+}
+
+static void deliver(void)
+{
+    atomic_fetch_add_explicit(&posted, 1, memory_order_release);
+    fj_wake_all(&posted);
+}
+
+static void on_fork(int src, const void *payload, size_t len, void *arg)
+{
+    const size_t head = offsetof(fj_fork_msg_t, args);
+    post(src, "FORK");
+    if (len < head || len > sizeof(fj_fork_msg_t))
+        dsm_fatal("malformed FORK message (%zu bytes)", len);
+    memset(&pending_fork, 0, sizeof pending_fork);
+    memcpy(&pending_fork, payload, len);
+    if (pending_fork.argc < 0 || pending_fork.argc > FJ_MAX_ARGS ||
+        len != head + (size_t)pending_fork.argc * sizeof(uint64_t) ||
+        pending_fork.nthreads < 2 ||
+        pending_fork.nthreads > fj.size * fj.threads)
+        dsm_fatal("malformed FORK message (%zu bytes, %d arguments, %d "
+                  "threads)", len, pending_fork.argc, pending_fork.nthreads);
+    pending_exit = 0;
+    deliver();
+}
+
+static void on_exit_msg(int src, const void *payload, size_t len, void *arg)
+{
+    fj_exit_msg_t m;
+    post(src, "EXIT");
+    if (len != sizeof m)
+        dsm_fatal("malformed EXIT message (%zu bytes)", len);
+    memcpy(&m, payload, sizeof m);
+    pending_exit = 1;
+    pending_status = m.status;
+    deliver();
+}
+
+void fj_mailbox_register(void)
+{
+    if (dsm_tp_am_register(FJ_AM_FORK, on_fork, NULL) != DSM_OK ||
+        dsm_tp_am_register(FJ_AM_EXIT, on_exit_msg, NULL) != DSM_OK)
+        dsm_fatal("cannot register the fork-join messages");
+}
+
+static int arrived(uint32_t seen)
+{
+    return atomic_load_explicit(&posted, memory_order_acquire) != seen;
+}
+
+int fj_mailbox_wait(fj_fork_msg_t *fork, int *status)
+{
+    uint32_t seen = atomic_load(&taken);
+    uint64_t until = dsm_now_ns() + fj.mail_poll_ns;
+    while (!arrived(seen) && dsm_now_ns() < until)
+        if (!dsm_tp_progress())
+            fj_cpu_relax();
+    if (dsm_config()->progress_thread) {
+        fj_wait_change(&posted, seen);
+    } else {
+        while (!arrived(seen))
+            if (!dsm_tp_progress())
+                sched_yield();
+    }
+    int is_exit = pending_exit;
+    if (is_exit)
+        *status = pending_status;
+    else
+        *fork = pending_fork;
+    atomic_store_explicit(&taken, seen + 1, memory_order_release);
+    return is_exit;
+}

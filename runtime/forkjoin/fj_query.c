@@ -1,0 +1,113 @@
+/*
+ * fj_query.c - each thread's state (thread-local pointer) and the queries
+ * omp_get_thread_num and friends answer from it.
+ *
+ * Layer: forkjoin.  Entry points: fj_self, fj_thread_create and the
+ * fj_* queries of forkjoin.h.  Any application thread.  Threads the
+ * runtime did not create (the program's own pthreads) get a state on
+ * first use; they run every parallel region they start serialised.
+ */
+#include <stdlib.h>
+
+#include "base_log.h"
+#include "fj_internal.h"
+
+static __thread __attribute__((tls_model("initial-exec")))
+    fj_thread_t *self_tls;
+
+/* Before start-up (constructors): a lone thread with default settings. */
+static fj_thread_t boot = {
+    .local = 0, .gtid = 0,
+    .icv = {.nthreads = 1, .dynamic = 0, .sched = {FJ_SCHED_STATIC, 0}},
+};
+
+fj_thread_t *fj_self_or_null(void) { return self_tls; }
+void fj_set_self(fj_thread_t *self) { self_tls = self; }
+
+fj_thread_t *fj_thread_create(int local)
+{
+    fj_thread_t *t = calloc(1, sizeof *t);
+    if (!t)
+        dsm_fatal("out of memory for a thread's state");
+    t->local = local;
+    t->gtid = local < 0 ? -1 : fj.rank * fj.threads + local;
+    t->icv = fj.icv_default;
+    return t;
+}
+
+fj_thread_t *fj_self(void)
+{
+    fj_thread_t *t = self_tls;
+    if (__builtin_expect(t != NULL, 1))
+        return t;
+    if (!fj.started)
+        return &boot;
+    t = fj_thread_create(-1);
+    self_tls = t;
+    return t;
+}
+
+fj_loop_t *fj_loop_here(fj_thread_t *self)
+{
+    if (self->serial >= FJ_MAX_LEVELS)
+        dsm_fatal("work-sharing loop in a region nested %d levels deep: "
+                  "dsmomp supports %d", self->serial + 1, FJ_MAX_LEVELS);
+    return &self->loop[self->serial];
+}
+
+int fj_started(void) { return fj.started; }
+int fj_gtid(void) { return fj_self()->gtid; }
+
+int fj_thread_num(void)
+{
+    fj_thread_t *self = fj_self();
+    return fj_alone(self) ? 0 : self->num;
+}
+
+int fj_num_threads(void)
+{
+    fj_thread_t *self = fj_self();
+    return fj_alone(self) ? 1 : self->team->nthreads;
+}
+
+int fj_level(void)
+{
+    fj_thread_t *self = fj_self();
+    return (self->team != NULL) + self->serial;
+}
+
+int fj_active_level(void) { return fj_self()->team != NULL; }
+
+int fj_ancestor_thread_num(int level)
+{
+    fj_thread_t *self = fj_self();
+    if (level < 0 || level > fj_level())
+        return -1;
+    if (self->team && level == 1)
+        return self->num;
+    return 0;
+}
+
+int fj_team_size(int level)
+{
+    fj_thread_t *self = fj_self();
+    if (level < 0 || level > fj_level())
+        return -1;
+    if (self->team && level == 1)
+        return self->team->nthreads;
+    return 1;
+}
+
+int fj_process_thread_num(void)
+{
+    fj_thread_t *self = fj_self();
+    return self->team ? self->num - self->team->first : 0;
+}
+
+int fj_total_threads(void)
+{
+    return fj.started ? fj.size * fj.threads : 1;
+}
+
+/* Tasks run undeferred and are never final. */
+int fj_in_final(void) { return 0; }

@@ -1,0 +1,207 @@
+/*
+ * fj_region.c - parallel regions: node 0's fork (the FORK message to every
+ * node, a barrier that makes node 0's serial writes visible, the members
+ * on every node, the join barrier), serialised regions, and the worker
+ * loop of the other nodes.
+ *
+ * Layer: forkjoin.  fj_fork and fj_serialized_*: any application thread
+ * (only node 0's master, outside any region, starts a team; everything
+ * else runs serialised).  fj_worker_loop: the main thread of nodes other
+ * than 0.  fj_member_run: each member of a region on its node.
+ *
+ * A node whose share of a small team is empty (fewer threads than nodes)
+ * still takes part in every dsm_barrier of the region as a proxy: before
+ * the join barrier node 0 writes into the proxy's CONTROL copy how many
+ * barriers the region had, and the proxy stops after that many.
+ */
+#include <alloca.h>
+#include <string.h>
+
+#include "base_log.h"
+#include "fj_internal.h"
+#include "fj_mailbox.h"
+#include "fj_words.h"
+#include "sys_region.h"
+#include "transport.h"
+
+/* On x86-64 and AArch64 the caller owns the stack argument area, so a
+ * microtask that takes fewer arguments ignores the extra ones: one call
+ * with every slot avoids a switch on the number of arguments. */
+static void call_microtask(fj_microtask_t fn, int32_t *gtid, int32_t *btid,
+                           void *const *a)
+{
+    fn(gtid, btid, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8],
+       a[9], a[10], a[11], a[12], a[13], a[14], a[15], a[16], a[17], a[18],
+       a[19], a[20], a[21], a[22], a[23], a[24], a[25], a[26], a[27], a[28],
+       a[29], a[30], a[31]);
+}
+
+_Static_assert(FJ_MAX_ARGS == 32, "call_microtask passes 32 arguments");
+
+static void run_serialized(fj_thread_t *self, fj_microtask_t fn, int argc,
+                           void *const *args)
+{
+    void *slots[FJ_MAX_ARGS] = {0};
+    memcpy(slots, args, (size_t)argc * sizeof *slots);
+    int32_t gtid = self->gtid, btid = 0;
+    self->serial++;
+    call_microtask(fn, &gtid, &btid, slots);
+    self->serial--;
+}
+
+void fj_serialized_begin(void) { fj_self()->serial++; }
+
+void fj_serialized_end(void)
+{
+    fj_thread_t *self = fj_self();
+    if (self->serial > 0)
+        self->serial--;
+}
+
+void fj_push_num_threads(int nthreads)
+{
+    fj_self()->pushed = nthreads > 0 ? nthreads : 0;
+}
+
+void fj_team_setup(const fj_fork_msg_t *msg)
+{
+    fj_team_t *team = &fj.team;
+    team->region = msg->region;
+    team->microtask = (fj_microtask_t)(uintptr_t)msg->microtask;
+    team->argc = msg->argc;
+    for (int i = 0; i < FJ_MAX_ARGS; i++)
+        team->args[i] = i < msg->argc ? (void *)(uintptr_t)msg->args[i] : NULL;
+    team->nthreads = msg->nthreads;
+    team->nodes = msg->nthreads < fj.size ? msg->nthreads : fj.size;
+    team->first = fj_layout_first(msg->nthreads, fj.size, fj.rank);
+    team->local_count = fj_layout_count(msg->nthreads, fj.size, fj.rank);
+    team->loop_base = msg->loop_base;
+    team->single_base = msg->single_base;
+    team->single_decided = msg->single_base;
+    team->icv.nthreads = msg->icv_nthreads;
+    team->icv.dynamic = msg->icv_dynamic;
+    team->icv.sched = (fj_sched_t){msg->sched_kind, msg->sched_chunk};
+    atomic_store(&team->bar_arrived, 0);
+}
+
+void fj_member_run(fj_thread_t *self, int local)
+{
+    fj_team_t *team = &fj.team;
+    self->team = team;
+    self->num = team->first + local;
+    self->serial = 0;
+    self->loops = self->loops_safe = 0;
+    self->singles = self->reductions = self->barriers = 0;
+    self->icv = team->icv;
+    int32_t gtid = self->gtid, btid = self->num;
+    call_microtask(team->microtask, &gtid, &btid, team->args);
+    self->team = NULL;
+}
+
+/* A node without members: meet the region's barriers until node 0 says
+ * the last one was the join. */
+static void proxy_region(const fj_team_t *team)
+{
+    uint64_t tag = (team->region & 0xffffffffu) << 32;
+    for (uint64_t count = 1;; count++) {
+        fj_global_barrier();
+        uint64_t word = __atomic_load_n(&fj.control->join_word,
+                                        __ATOMIC_ACQUIRE);
+        if (word == (tag | count))
+            return;
+    }
+}
+
+void fj_leader_region(fj_thread_t *self)
+{
+    fj_team_t *team = &fj.team;
+    if (team->nodes > 1)
+        fj_global_barrier();          /* node 0's serial writes, acquired */
+    if (team->local_count == 0) {
+        proxy_region(team);
+        return;
+    }
+    fj_pool_wake();
+    fj_member_run(self, 0);
+    fj_pool_wait_done(team->local_count);
+    if (team->nodes > 1) {
+        if (fj.rank == 0) {
+            uint64_t word = ((team->region & 0xffffffffu) << 32) |
+                            (self->barriers + 1);
+            for (int node = team->nthreads; node < fj.size; node++)
+                fj_word_swap_at(node, FJ_WORD(join_word), word);
+        }
+        fj_global_barrier();          /* the join */
+    }
+}
+
+void fj_fork(const char *where, fj_microtask_t microtask, int argc,
+             void *const *args)
+{
+    fj_thread_t *self = fj_self();
+    if (argc < 0 || argc > FJ_MAX_ARGS)
+        dsm_fatal("the parallel region at %s passes %d variables; dsmomp "
+                  "supports at most %d", where, argc, FJ_MAX_ARGS);
+    int n = self->pushed ? self->pushed : self->icv.nthreads;
+    self->pushed = 0;
+    int limit = fj_icv_thread_limit();
+    if (n > limit)
+        n = limit;
+    if (!fj.started || fj.rank != 0 || self != fj.thread[0] || self->team ||
+        self->serial || n < 2 || fj.max_active_levels < 1) {
+        run_serialized(self, microtask, argc, args);
+        return;
+    }
+
+    fj_fork_msg_t msg;
+    memset(&msg, 0, sizeof msg);
+    msg.region = ++fj.region;
+    msg.microtask = (uint64_t)(uintptr_t)microtask;
+    msg.loop_base = fj.loop_base;
+    msg.single_base = fj.single_base;
+    msg.nthreads = n;
+    msg.argc = argc;
+    msg.icv_nthreads = self->icv.nthreads;
+    msg.icv_dynamic = self->icv.dynamic;
+    msg.sched_kind = self->icv.sched.kind;
+    msg.sched_chunk = self->icv.sched.chunk;
+    for (int i = 0; i < argc; i++)
+        msg.args[i] = (uint64_t)(uintptr_t)args[i];
+    size_t len = offsetof(fj_fork_msg_t, args) +
+                 (size_t)argc * sizeof(uint64_t);
+    for (int node = 1; node < fj.size; node++) {
+        dsm_status_t st = dsm_tp_am_send(node, FJ_AM_FORK, &msg, len);
+        if (st != DSM_OK)
+            dsm_fatal("starting the parallel region at %s on node %d: %s",
+                      where, node, dsm_status_string(st));
+    }
+
+    /* The master's frames of the region start on the next stack page down:
+     * the caller's locals that the team reads then stay on pages that the
+     * master's own calls do not write (every such write would cost a fault
+     * and a write notice). */
+    char *gap = alloca(((uintptr_t)__builtin_frame_address(0) &
+                        (DSM_PAGE_SIZE - 1)) + 64);
+    __asm__ __volatile__("" : : "r"(gap) : "memory");
+
+    fj_icv_t serial_icv = self->icv;
+    fj_team_setup(&msg);
+    fj_leader_region(self);
+    self->icv = serial_icv;
+    /* every member met the same constructs as the master */
+    fj.loop_base += self->loops;
+    fj.single_base += self->singles;
+}
+
+void fj_worker_loop(void *unused)
+{
+    fj_thread_t *self = fj.thread[0];
+    fj_fork_msg_t msg;
+    int status;
+    for (;;) {
+        if (fj_mailbox_wait(&msg, &status))
+            fj_exit_node(status);
+        fj_team_setup(&msg);
+        fj_leader_region(self);
+    }
+}

@@ -1,0 +1,143 @@
+/*
+ * fj_start.c - start-up of a node: configuration, the program's writable
+ * data and node 0's main stack made sharable, the fork-join CONTROL words,
+ * the thread pool; then main on node 0, the worker loop elsewhere.
+ *
+ * Layer: forkjoin.  Entry point: fj_main, called once by __wrap_main on
+ * the process's main thread.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base_config.h"
+#include "base_log.h"
+#include "coherence.h"
+#include "fj_internal.h"
+#include "sys_stack.h"
+#include "fj_mailbox.h"
+#include "sys_region.h"
+
+fj_node_t fj;
+
+typedef struct main_call {
+    fj_main_t fn;
+    int argc;
+    char **argv, **envp;
+    int status;
+} main_call_t;
+
+static void call_main(void *arg)
+{
+    main_call_t *c = arg;
+    c->status = c->fn(c->argc, c->argv, c->envp);
+}
+
+/* A copy of a NULL-terminated string vector in sharable memory, so that
+ * argv[i] means the same on every node when a region reads it. */
+static char **sharable_vector(char **v)
+{
+    size_t n = 0, bytes = 0;
+    for (; v[n]; n++)
+        bytes += strlen(v[n]) + 1;
+    char **copy = dsm_malloc((n + 1) * sizeof *copy + bytes);
+    if (!copy)
+        dsm_fatal("out of sharable memory for the program's arguments");
+    char *text = (char *)(copy + n + 1);
+    for (size_t i = 0; i < n; i++) {
+        copy[i] = text;
+        text = stpcpy(text, v[i]) + 1;
+    }
+    copy[n] = NULL;
+    return copy;
+}
+
+static void team_init(fj_team_t *team)
+{
+    pthread_mutex_init(&team->single_mutex, NULL);
+    pthread_mutex_init(&team->red_mutex, NULL);
+    pthread_cond_init(&team->red_cond, NULL);
+    pthread_mutex_init(&team->loop_mutex, NULL);
+    pthread_cond_init(&team->loop_cond, NULL);
+}
+
+static void join_job(void)
+{
+    dsm_coh_init_args_t args;
+    memset(&args, 0, sizeof args);
+    uintptr_t base;
+    size_t len;
+    if (fj_program_window(&base, &len) != DSM_OK)
+        dsm_fatal("cannot make the program's global variables sharable");
+    if (len) {
+        args.adopt[0].base = base;
+        args.adopt[0].len = len;
+        args.nadopt = 1;
+    }
+    /* every node reserves the same layout; only node 0 runs on it */
+    args.main_stack_bytes = dsm_config()->stack_size;
+
+    void *control;
+    dsm_status_t st = dsm_coh_control_reserve(sizeof(fj_control_t),
+                                              &fj.control_off, &control);
+    if (st != DSM_OK)
+        dsm_fatal("cannot reserve the fork-join control words: %s",
+                  dsm_status_string(st));
+    fj.control = control;
+    fj_mailbox_register();
+    if ((st = dsm_coh_init(&args)) != DSM_OK)
+        dsm_fatal("cannot start the DSM runtime: %s", dsm_status_string(st));
+    /* one thread per node takes part in every dsm_barrier; the node's
+     * threads meet in the team barrier first */
+    if ((st = dsm_barrier_threads(1)) != DSM_OK)
+        dsm_fatal("dsm_barrier_threads: %s", dsm_status_string(st));
+    if (fj_altstack_thread() != DSM_OK)
+        dsm_fatal("cannot set up the alternate signal stack");
+}
+
+void fj_main(fj_main_t main_fn, int argc, char **argv, char **envp)
+{
+    if (dsm_config_load() != DSM_OK)
+        dsm_fatal("invalid DSM_* environment (see the message above)");
+    const dsm_config_t *cfg = dsm_config();
+    fj.rank = cfg->rank;
+    fj.size = cfg->size;
+    fj.threads = cfg->threads;
+    if (fj_icv_load(fj.size * fj.threads) != DSM_OK)
+        dsm_fatal("invalid OMP_* environment (see the message above)");
+    join_job();
+
+    team_init(&fj.team);
+    fj.thread = calloc((size_t)fj.threads, sizeof *fj.thread);
+    if (!fj.thread)
+        dsm_fatal("out of memory for the thread table");
+    for (int i = 0; i < fj.threads; i++)
+        fj.thread[i] = fj_thread_create(i);
+    if (fj_rtstack_thread() != DSM_OK)
+        dsm_fatal("out of memory for the main thread's runtime stack");
+    fj_set_self(fj.thread[0]);
+    fj.started = 1;
+    fj_exit_register();
+    dsm_status_t st = fj_pool_start();
+    if (st != DSM_OK)
+        dsm_fatal("cannot start %d threads per node: %s", fj.threads,
+                  dsm_status_string(st));
+
+    if (fj.rank == 0) {
+        void *lo;
+        size_t len;
+        dsm_coh_main_stack(&lo, &len);
+        if (!lo || len == 0)
+            dsm_fatal("the runtime reserved no sharable main stack "
+                      "(DSM_STACK_SIZE)");
+        main_call_t call = {main_fn, argc, sharable_vector(argv),
+                            sharable_vector(envp), 0};
+        dsm_sys_run_on_stack(lo, len, call_main, &call);
+        exit(call.status);
+    }
+    void *stack = dsm_aligned_alloc(DSM_PAGE_SIZE, fj.worker_stack);
+    if (!stack)
+        dsm_fatal("out of sharable memory for a %zu-byte worker stack "
+                  "(OMP_STACKSIZE)", fj.worker_stack);
+    dsm_sys_run_on_stack(stack, fj.worker_stack, fj_worker_loop, NULL);
+    dsm_fatal("the worker loop returned");
+}

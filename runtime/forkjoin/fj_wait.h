@@ -1,0 +1,32 @@
+/*
+ * fj_wait.h - waiting inside a node: a bounded spin, then a futex sleep;
+ * and waiting for a team-wide word of node 0 (polled with transport
+ * progress, backing off to short sleeps).
+ *
+ * Layer: forkjoin (internal).  fj_wait_change and fj_word_wait: application
+ * threads.  fj_wake_all: any thread, active-message handlers included (a
+ * futex wake never blocks).
+ */
+#ifndef FJ_WAIT_H
+#define FJ_WAIT_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Return once *word differs from value (acquire). */
+void fj_wait_change(_Atomic uint32_t *word, uint32_t value);
+/* Return once *word is at least value (acquire). */
+void fj_wait_at_least(_Atomic uint32_t *word, uint32_t value);
+void fj_wake_all(_Atomic uint32_t *word);
+
+static inline void fj_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#else
+    __asm__ __volatile__("" ::: "memory");
+#endif
+}
+
+#endif

@@ -1,0 +1,84 @@
+/*
+ * fj_words.c - remote atomics and polls on the team-wide words of node 0's
+ * CONTROL copy (see fj_words.h).
+ *
+ * Results arrive in a thread-local buffer, never in a local variable:
+ * team threads run on sharable stacks, whose pages the protocol may
+ * write-protect while the transport writes a result.
+ *
+ * Layer: forkjoin.  Entry points: the fj_word_* of fj_words.h.
+ * Application threads only.
+ */
+#include "fj_words.h"
+
+#include <sched.h>
+#include <time.h>
+
+#include "base_log.h"
+#include "fj_internal.h"
+#include "transport.h"
+
+static __thread uint64_t result;
+
+static void check(dsm_status_t st, const char *op, size_t off)
+{
+    if (st != DSM_OK)
+        dsm_fatal("fork-join %s of control word %zu at node 0: %s", op, off,
+                  dsm_status_string(st));
+}
+
+uint64_t fj_word_fadd(size_t off, uint64_t add)
+{
+    check(dsm_tp_atomic_fadd64(0, DSM_TP_SEG_CONTROL, fj.control_off + off,
+                               add, &result), "fetch-add", off);
+    return result;
+}
+
+uint64_t fj_word_swap(size_t off, uint64_t value)
+{
+    return fj_word_swap_at(0, off, value);
+}
+
+uint64_t fj_word_swap_at(int rank, size_t off, uint64_t value)
+{
+    check(dsm_tp_atomic_swap64(rank, DSM_TP_SEG_CONTROL, fj.control_off + off,
+                               value, &result), "swap", off);
+    return result;
+}
+
+uint64_t fj_word_cswap(size_t off, uint64_t expected, uint64_t desired)
+{
+    check(dsm_tp_atomic_cswap64(0, DSM_TP_SEG_CONTROL, fj.control_off + off,
+                                expected, desired, &result), "compare-swap",
+          off);
+    return result;
+}
+
+uint64_t fj_word_load(size_t off)
+{
+    if (fj.rank == 0)
+        return __atomic_load_n((uint64_t *)((char *)fj.control + off),
+                               __ATOMIC_ACQUIRE);
+    check(dsm_tp_get(0, DSM_TP_SEG_CONTROL, fj.control_off + off, &result,
+                     sizeof result), "read", off);
+    return result;
+}
+
+void fj_word_put(size_t off, uint64_t value)
+{
+    /* a swap rather than a put: the word is also a target of atomics */
+    fj_word_swap(off, value);
+}
+
+void fj_word_wait(size_t off, uint64_t value)
+{
+    for (unsigned polls = 0; fj_word_load(off) != value; polls++) {
+        dsm_tp_progress();
+        if (polls < 64) {
+            sched_yield();
+        } else {
+            struct timespec pause = {0, 20000};
+            nanosleep(&pause, NULL);
+        }
+    }
+}

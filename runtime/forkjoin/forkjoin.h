@@ -1,0 +1,137 @@
+/*
+ * forkjoin.h - the fork-join layer's interface for the compiler shim: one
+ * OpenMP team spanning every thread of every node.
+ *
+ * Layer: forkjoin (uses base, sys, transport, coherence).  Entry points:
+ *   fj_main                      start-up: main on node 0, workers elsewhere
+ *   fj_fork, fj_serialized_*     parallel regions (nested ones serialised)
+ *   fj_barrier, fj_single_*, fj_copyprivate, fj_reduce_*, fj_critical_*
+ *   fj_static_init, fj_dispatch_*, fj_ordered_*   work-sharing loops
+ *   fj_icv_*, fj_thread_num and the other queries
+ * Called from application threads: node 0's main thread and the threads
+ * the runtime creates; never from signal handlers.  Errors that the OpenMP
+ * ABI cannot return end the job with a message (dsm_fatal).
+ *
+ * Thread numbers: a team of n threads spreads over the nodes as evenly as
+ * possible (node k gets n / nodes threads, one more for k < n % nodes), in
+ * blocks: node k's threads are numbered from first(k) on.  The global thread
+ * id passed to the microtask (the __kmpc gtid) is node * threads + local.
+ */
+#ifndef FORKJOIN_H
+#define FORKJOIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dsm.h"
+
+/* ---- start-up -------------------------------------------------------- */
+
+typedef int (*fj_main_t)(int argc, char **argv, char **envp);
+
+/* Join the job, make the program's writable data sharable, then run main
+ * on node 0 (on a sharable stack) and the worker loop on the other nodes.
+ * Never returns: every node exits with main's exit status. */
+__attribute__((noreturn)) void fj_main(fj_main_t main_fn, int argc,
+                                       char **argv, char **envp);
+
+/* ---- parallel regions -------------------------------------------------- */
+
+/* A microtask as clang outlines it: (gtid*, bound tid*, captured...). */
+typedef void (*fj_microtask_t)(int32_t *gtid, int32_t *btid, ...);
+
+/* Captured arguments a region may pass (clang passes one per variable). */
+#define FJ_MAX_ARGS 32
+
+/* Run a parallel region: across every node from node 0's serial code, as
+ * a serialised region anywhere else.  where: the source location, for
+ * messages. */
+void fj_fork(const char *where, fj_microtask_t microtask, int argc,
+             void *const *args);
+void fj_push_num_threads(int nthreads);
+void fj_serialized_begin(void);
+void fj_serialized_end(void);
+
+/* ---- synchronisation --------------------------------------------------- */
+
+void fj_barrier(void);
+/* Non-zero for the one thread that executes the single construct. */
+int  fj_single_begin(void);
+/* Broadcast the single thread's variables: data is its list of pointers
+ * (list_bytes long), copy(dst_list, src_list) copies them. */
+void fj_copyprivate(void *data, size_t list_bytes,
+                    void (*copy)(void *dst, void *src), int didit);
+/* Returns 1 to the one thread per node that must combine into the
+ * original variables (between begin and end), 0 to the others. */
+int  fj_reduce_begin(void *data, void (*combine)(void *lhs, void *rhs),
+                     const void *key);
+void fj_reduce_end(const void *key);
+/* DSM locks and flush for the shim (omp_*_lock, __kmpc_flush): run on the
+ * calling thread's private runtime stack (see fj_rtstack.c). */
+dsm_status_t fj_lock_acquire(dsm_lock_t *lock);
+dsm_status_t fj_lock_try(dsm_lock_t *lock);
+dsm_status_t fj_lock_release(dsm_lock_t *lock);
+dsm_status_t fj_flush(void);
+/* Cluster locks named by an address that is the same on every node (a
+ * global's); reentrant per thread.  what: for error messages. */
+void fj_named_lock(const void *key, const char *what);
+void fj_named_unlock(const void *key, const char *what);
+/* Critical sections: named locks. */
+void fj_critical_enter(const void *key);
+void fj_critical_exit(const void *key);
+
+/* ---- loops ------------------------------------------------------------- */
+
+/* The iteration variable's type, as the __kmpc entry points name it. */
+typedef enum fj_int_kind {
+    FJ_INT32, FJ_UINT32, FJ_INT64, FJ_UINT64,
+} fj_int_kind_t;
+
+/* Static schedules (__kmpc_for_static_init_*): bounds in, this thread's
+ * bounds out.  Values are the loop's values widened to 64 bits (sign- or
+ * zero-extended by kind); results are to be truncated back. */
+void fj_static_init(int schedule, fj_int_kind_t kind, int32_t *last,
+                    int64_t *lower, int64_t *upper, int64_t *stride,
+                    int64_t incr, int64_t chunk);
+
+/* Dynamic, guided, runtime, auto and ordered schedules. */
+void fj_dispatch_init(int schedule, fj_int_kind_t kind, int64_t lower,
+                      int64_t upper, int64_t incr, int64_t chunk);
+/* Returns 1 with the next chunk, 0 when the loop has no more work. */
+int  fj_dispatch_next(int32_t *last, int64_t *lower, int64_t *upper,
+                      int64_t *stride);
+/* End of one iteration of an ordered loop. */
+void fj_dispatch_fini(void);
+void fj_ordered_begin(void);
+void fj_ordered_end(void);
+
+/* ---- queries and internal control variables --------------------------- */
+
+int fj_started(void);              /* fj_main has set the runtime up */
+int fj_gtid(void);                 /* node * threads + local; -1 for a
+                                      thread the runtime did not create */
+int fj_thread_num(void);           /* omp_get_thread_num */
+int fj_num_threads(void);          /* omp_get_num_threads */
+int fj_level(void);                /* omp_get_level */
+int fj_active_level(void);         /* omp_get_active_level */
+int fj_ancestor_thread_num(int level);
+int fj_team_size(int level);
+int fj_process_thread_num(void);   /* thread number within this node */
+int fj_total_threads(void);        /* nodes * threads per node */
+int fj_in_final(void);
+
+/* Schedule kinds of omp_sched_t (values as in omp.h). */
+enum { FJ_SCHED_STATIC = 1, FJ_SCHED_DYNAMIC = 2, FJ_SCHED_GUIDED = 3,
+       FJ_SCHED_AUTO = 4 };
+
+int  fj_icv_nthreads(void);
+void fj_icv_set_nthreads(int nthreads);
+int  fj_icv_dynamic(void);
+void fj_icv_set_dynamic(int dynamic);
+void fj_icv_schedule(int *kind, int *chunk);
+void fj_icv_set_schedule(int kind, int chunk);
+int  fj_icv_max_active_levels(void);
+void fj_icv_set_max_active_levels(int levels);
+int  fj_icv_thread_limit(void);
+
+#endif

@@ -1,0 +1,75 @@
+/*
+ * omp_memory.c - the memory a region shares: globals (zero-initialised,
+ * initialised, spanning many pages), a function's static variable, and a
+ * heap array from kmp_sharable_malloc; one allocated inside a region by
+ * one thread and filled by all.  Memory from plain malloc is private to
+ * its node (as in Intel Cluster OpenMP), so it is only checked to be
+ * reported as not sharable.
+ *
+ * Test program (dsmcc, dsmrun).  Exit status 0 when everything matched.
+ */
+#include <omp.h>
+#include <stdlib.h>
+
+#include "kmp_cluster.h"
+#include "omp_check.h"
+
+#define BIG (64 * 1024)              /* 512 KiB of longs */
+#define HEAP 20000
+
+static long big[BIG];
+static long initialised[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+
+static long *counter_cell(void)
+{
+    static long cell;
+    return &cell;
+}
+
+int main(void)
+{
+    int nth = omp_get_max_threads();
+    long *heap = kmp_sharable_malloc(HEAP * sizeof *heap);
+    long *plain = malloc(16);
+    CHECK(heap != NULL);
+    CHECK(kmp_is_sharable(heap));
+    CHECK(!kmp_is_sharable(plain));
+    free(plain);
+    long *inner = NULL;
+
+    for (int round = 1; round <= 3; round++) {
+#pragma omp parallel
+        {
+#pragma omp for schedule(static)
+            for (int i = 0; i < BIG; i++)
+                big[i] = (long)i * round;
+#pragma omp for schedule(dynamic, 100)
+            for (int i = 0; i < HEAP; i++)
+                heap[i] = big[(i * 7) % BIG] + initialised[i % 8];
+#pragma omp critical
+            *counter_cell() += 1;
+        }
+        long bad = 0;
+        for (int i = 0; i < BIG; i++)
+            bad += big[i] != (long)i * round;
+        for (int i = 0; i < HEAP; i++)
+            bad += heap[i] !=
+                   (long)((i * 7) % BIG) * round + initialised[i % 8];
+        CHECK_EQ_LONG(bad, 0);
+    }
+    CHECK_EQ_LONG(*counter_cell(), 3L * nth);
+
+#pragma omp parallel
+    {
+#pragma omp single
+        inner = kmp_sharable_malloc(nth * sizeof *inner);
+        inner[omp_get_thread_num()] = 1000 + omp_get_thread_num();
+#pragma omp barrier
+#pragma omp master
+        for (int t = 0; t < nth; t++)
+            CHECK_EQ_LONG(inner[t], 1000 + t);
+    }
+    kmp_sharable_free(inner);
+    kmp_sharable_free(heap);
+    return check_status("omp_memory");
+}
