@@ -1,16 +1,27 @@
 /*
- * coh_diff.c - twin/page comparison and the diff wire form.
+ * coh_diff.c - twin/page comparison and the byte-masked diff wire form.
  * Layer: coherence.  Async-signal-safe; no allocation.
  */
 #include "coh_diff.h"
 
 #include <string.h>
 
-size_t dsm_diff_runs(const void *page, const void *twin, size_t page_size,
-                     dsm_diff_emit_t emit, void *arg)
+static uint8_t changed_bytes(uint64_t a, uint64_t b)
+{
+    uint64_t x = a ^ b;
+    uint8_t mask = 0;
+    for (unsigned i = 0; i < 8; i++)
+        if ((x >> (8 * i)) & 0xff)
+            mask |= (uint8_t)(1u << i);
+    return mask;
+}
+
+size_t dsm_diff_encode(const void *page, const void *twin, size_t page_size,
+                       void *out)
 {
     const uint64_t *p = page, *t = twin;
-    size_t words = page_size / DSM_DIFF_WORD, runs = 0, i = 0;
+    unsigned char *o = out;
+    size_t words = page_size / DSM_DIFF_WORD, used = 0, i = 0;
     while (i < words) {
         /* skip equal words quickly, 4 at a time */
         while (i + 4 <= words && p[i] == t[i] && p[i + 1] == t[i + 1] &&
@@ -21,73 +32,72 @@ size_t dsm_diff_runs(const void *page, const void *twin, size_t page_size,
         if (i == words)
             break;
         size_t start = i;
-        while (i < words && p[i] != t[i])
+        while (i < words && p[i] != t[i] && i - start < 0xffff)
             i++;
-        emit(start * DSM_DIFF_WORD, (i - start) * DSM_DIFF_WORD, arg);
-        runs++;
+        uint16_t hdr[2] = {(uint16_t)start, (uint16_t)(i - start)};
+        size_t n = i - start;
+        memcpy(o + used, hdr, sizeof hdr);
+        used += sizeof hdr;
+        for (size_t k = 0; k < n; k++)
+            o[used + k] = changed_bytes(p[start + k], t[start + k]);
+        used += n;
+        memcpy(o + used, p + start, n * DSM_DIFF_WORD);
+        used += n * DSM_DIFF_WORD;
     }
-    return runs;
-}
-
-struct encode_ctx {
-    const char *page;
-    char *out;
-    size_t used;
-};
-
-static void encode_run(size_t offset, size_t len, void *arg)
-{
-    struct encode_ctx *ctx = arg;
-    uint16_t hdr[2] = {(uint16_t)(offset / DSM_DIFF_WORD),
-                       (uint16_t)(len / DSM_DIFF_WORD)};
-    memcpy(ctx->out + ctx->used, hdr, sizeof hdr);
-    memcpy(ctx->out + ctx->used + sizeof hdr, ctx->page + offset, len);
-    ctx->used += sizeof hdr + len;
-}
-
-size_t dsm_diff_encode(const void *page, const void *twin, size_t page_size,
-                       void *out)
-{
-    struct encode_ctx ctx = {page, out, 0};
-    dsm_diff_runs(page, twin, page_size, encode_run, &ctx);
-    return ctx.used;
+    return used;
 }
 
 /* Validate the whole encoding before writing, so a bad diff changes nothing. */
-static int diff_valid(size_t page_size, const char *diff, size_t len)
+static int diff_valid(size_t page_size, const unsigned char *d, size_t len)
 {
     size_t pos = 0, words = page_size / DSM_DIFF_WORD, end_prev = 0;
     while (pos < len) {
         uint16_t hdr[2];
         if (len - pos < sizeof hdr)
             return 0;
-        memcpy(hdr, diff + pos, sizeof hdr);
+        memcpy(hdr, d + pos, sizeof hdr);
         size_t off = hdr[0], cnt = hdr[1];
         if (cnt == 0 || off < end_prev || off > words || cnt > words - off)
             return 0;
         pos += sizeof hdr;
-        if (len - pos < cnt * DSM_DIFF_WORD)
+        if (len - pos < cnt * (1 + DSM_DIFF_WORD))
             return 0;
-        pos += cnt * DSM_DIFF_WORD;
+        pos += cnt * (1 + DSM_DIFF_WORD);
         end_prev = off + cnt;
     }
     return 1;
 }
 
 dsm_status_t dsm_diff_apply(void *page, size_t page_size, const void *diff,
-                            size_t len)
+                            size_t len, size_t *bytes)
 {
-    const char *d = diff;
+    const unsigned char *d = diff;
+    unsigned char *pg = page;
     if (!diff_valid(page_size, d, len))
         return DSM_ERR_PROTOCOL;
-    size_t pos = 0;
+    size_t pos = 0, written = 0;
     while (pos < len) {
         uint16_t hdr[2];
         memcpy(hdr, d + pos, sizeof hdr);
         pos += sizeof hdr;
-        memcpy((char *)page + (size_t)hdr[0] * DSM_DIFF_WORD, d + pos,
-               (size_t)hdr[1] * DSM_DIFF_WORD);
-        pos += (size_t)hdr[1] * DSM_DIFF_WORD;
+        const unsigned char *mask = d + pos, *data = d + pos + hdr[1];
+        unsigned char *dst = pg + (size_t)hdr[0] * DSM_DIFF_WORD;
+        for (size_t k = 0; k < hdr[1]; k++) {
+            if (mask[k] == 0xff) {
+                memcpy(dst + k * DSM_DIFF_WORD, data + k * DSM_DIFF_WORD,
+                       DSM_DIFF_WORD);
+                written += DSM_DIFF_WORD;
+                continue;
+            }
+            for (unsigned b = 0; b < DSM_DIFF_WORD; b++)
+                if (mask[k] & (1u << b)) {
+                    dst[k * DSM_DIFF_WORD + b] = data[k * DSM_DIFF_WORD + b];
+                    written++;
+                }
+        }
+        pos += (size_t)hdr[1] * (1 + DSM_DIFF_WORD);
     }
+    if (bytes)
+        *bytes = written;
     return DSM_OK;
 }

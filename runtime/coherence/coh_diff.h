@@ -1,13 +1,19 @@
 /*
- * coh_diff.h - word-granular comparison of a page with its twin.
+ * coh_diff.h - byte-exact differences between a page and its twin.
  *
- * Layer: coherence.  Pure functions on memory, async-signal-safe: used at
- * release (any thread) and when a lock acquire must publish a dirty page.
+ * Layer: coherence.  Pure functions on memory, async-signal-safe: the
+ * writer encodes at release (any thread), the home applies in a message
+ * handler; the fuzzer drives both.
  *
- * A diff is a sequence of runs of changed 8-byte words.  dsm_diff_runs
- * reports runs through a callback so the caller can put each run straight
- * from the page to the home (no copy); dsm_diff_encode/dsm_diff_apply give a
- * compact, bounds-checked wire form (used for messages and by the fuzzer).
+ * The unit of comparison is the 8-byte word, but a diff carries a byte mask
+ * per changed word and the home writes only the bytes that changed: two
+ * nodes that write neighbouring chars or ints of one word in the same
+ * interval (a static schedule over a char array does) must not overwrite
+ * each other's bytes with their twins' stale ones.
+ *
+ * Wire form, repeated: { u16 word_offset; u16 word_count;
+ *                        u8 mask[word_count]; u8 words[word_count * 8] }
+ * with runs in increasing, non-overlapping order.
  */
 #ifndef COH_DIFF_H
 #define COH_DIFF_H
@@ -19,22 +25,18 @@
 
 #define DSM_DIFF_WORD 8u
 
-/* Calls emit(offset, length, arg) for every maximal run of changed words,
- * in increasing offset order; returns the number of runs. */
-typedef void (*dsm_diff_emit_t)(size_t offset, size_t len, void *arg);
-size_t dsm_diff_runs(const void *page, const void *twin, size_t page_size,
-                     dsm_diff_emit_t emit, void *arg);
+/* The largest possible encoding of one page (every word changed). */
+#define DSM_DIFF_MAX_ENCODED(page_size) \
+    (4u + (page_size) / DSM_DIFF_WORD + (page_size))
 
-/* Wire form: repeated { u16 word_offset; u16 word_count; words... }.
- * The largest possible encoding of one page. */
-#define DSM_DIFF_MAX_ENCODED(page_size) ((page_size) + (page_size) / 2)
 /* Encode into out (capacity DSM_DIFF_MAX_ENCODED); returns bytes written,
  * 0 when page and twin are equal. */
 size_t dsm_diff_encode(const void *page, const void *twin, size_t page_size,
                        void *out);
 /* Apply an encoded diff to page; DSM_ERR_PROTOCOL (page untouched) when the
- * encoding is malformed or runs outside the page. */
+ * encoding is malformed or runs outside the page.  *bytes (may be NULL)
+ * receives the number of bytes written. */
 dsm_status_t dsm_diff_apply(void *page, size_t page_size, const void *diff,
-                            size_t len);
+                            size_t len, size_t *bytes);
 
 #endif

@@ -237,6 +237,7 @@ dsm_status_t dsm_coh_init(const dsm_coh_init_args_t *args)
         (st = coh_lock_setup()) != DSM_OK)
         return st;
     coh_fault_register_handlers();
+    coh_interval_register_handlers();
     coh_barrier_register_handlers();
     coh_lock_register_handlers();
     coh_heap_register_handlers();

@@ -28,13 +28,6 @@ static coh_log_t *own_log(void) { return coh.control; }
 static coh_range_t *pull_buffer;          /* ranges read from other nodes */
 static coh_log_interval_t *pull_headers;
 
-dsm_status_t coh_interval_setup(void)
-{
-    pull_buffer = coh_table_alloc(sizeof(coh_range_t) * COH_LOG_RANGES);
-    pull_headers = coh_table_alloc(sizeof(coh_log_interval_t) *
-                                   COH_LOG_INTERVALS);
-    return pull_buffer && pull_headers ? DSM_OK : DSM_ERR_NOMEM;
-}
 
 static void lock_chunk(size_t first, size_t n)
 {
@@ -48,40 +41,134 @@ static void unlock_chunk(size_t first, size_t n)
         coh_page_unlock(first + i);
 }
 
-struct put_ctx {
-    size_t index;
-    int home;
-    size_t bytes;
-};
+/* ---- diffs to homes ----------------------------------------------------
+ * A release encodes the diffs of its non-home pages into one message per
+ * home (several when large); the home applies them in its message handler
+ * with byte masks (one-sided puts cannot write only some bytes of a word)
+ * and acknowledges; the release completes when every message is
+ * acknowledged, before its write notice is published. */
+#define DIFF_MSG_BYTES ((size_t)256 << 10)
 
-static void put_run(size_t offset, size_t len, void *arg)
+static char *diff_msg;                 /* the message being filled */
+static size_t diff_msg_len;
+static uint32_t diff_msg_pages;
+static int diff_msg_home = -1;
+static uint64_t diffs_outstanding;     /* messages sent (cumulative) */
+static _Atomic uint64_t diffs_acked;   /* acknowledgements (cumulative) */
+static _Atomic uint64_t diffs_target;
+static volatile int diffs_done;
+
+static void diff_send(void)
 {
-    struct put_ctx *ctx = arg;
-    uint64_t remote = ((uint64_t)ctx->index << DSM_PAGE_SHIFT) + offset;
-    /* straight from the runtime view: it does not change until the flush,
-     * because the page is write-protected and only invalid pages are
-     * fetched into */
-    dsm_status_t st = dsm_tp_put_nb(ctx->home, DSM_TP_SEG_REGION, remote,
-                                    coh_page_rt(ctx->index) + offset, len);
+    if (!diff_msg_pages)
+        return;
+    coh_msg_diff_t hdr = {diff_msg_pages, 0};
+    memcpy(diff_msg, &hdr, sizeof hdr);
+    dsm_status_t st = dsm_tp_am_send(diff_msg_home, COH_AM_DIFF, diff_msg,
+                                     diff_msg_len);
     if (st != DSM_OK)
-        dsm_fatal("sending a diff to node %d: %s", ctx->home,
+        dsm_fatal("sending diffs to node %d: %s", diff_msg_home,
                   dsm_status_string(st));
-    ctx->bytes += len;
+    diffs_outstanding++;
+    diff_msg_len = sizeof hdr;
+    diff_msg_pages = 0;
 }
 
-/* Diff a written non-home page against its twin and put the runs to the
- * home; page lock held, page already write-protected. */
+/* Wait until every home has applied what was sent. */
+static void diff_complete(void)
+{
+    diff_send();
+    atomic_store(&diffs_target, diffs_outstanding);
+    for (;;) {
+        diffs_done = 0;
+        if (atomic_load(&diffs_acked) >= diffs_outstanding)
+            break;
+        dsm_tp_wait_flag(&diffs_done, "a home's acknowledgement of diffs");
+    }
+}
+
+static void on_diff_ack(int src, const void *payload, size_t len, void *arg)
+{
+    if (len != 0)
+        dsm_fatal("malformed diff acknowledgement from node %d", src);
+    if (atomic_fetch_add(&diffs_acked, 1) + 1 >= atomic_load(&diffs_target))
+        __atomic_store_n(&diffs_done, 1, __ATOMIC_RELEASE);
+}
+
+/* Home side: apply every page's diff, then acknowledge. */
+static void on_diff(int src, const void *payload, size_t len, void *arg)
+{
+    const char *p = payload;
+    coh_msg_diff_t hdr;
+    if (len < sizeof hdr)
+        dsm_fatal("malformed diff message from node %d", src);
+    memcpy(&hdr, p, sizeof hdr);
+    size_t pos = sizeof hdr, applied = 0;
+    for (uint32_t k = 0; k < hdr.npages; k++) {
+        coh_diff_page_t pg;
+        if (len - pos < sizeof pg)
+            dsm_fatal("malformed diff message from node %d", src);
+        memcpy(&pg, p + pos, sizeof pg);
+        pos += sizeof pg;
+        if (pg.index >= coh.npages || pg.len > len - pos ||
+            !(atomic_load(&coh.pages[pg.index].flags) & PF_HOME))
+            dsm_fatal("diff from node %d for page %u, which node %d does "
+                      "not home", src, pg.index, coh.rank);
+        size_t bytes;
+        if (dsm_diff_apply(coh_page_rt(pg.index), DSM_PAGE_SIZE, p + pos,
+                           pg.len, &bytes) != DSM_OK)
+            dsm_fatal("malformed diff from node %d for page %u", src,
+                      pg.index);
+        applied += bytes;
+        pos += pg.len;
+    }
+    if (pos != len)
+        dsm_fatal("malformed diff message from node %d", src);
+    COH_STAT_ADD(diff_bytes_applied, applied);
+    dsm_status_t st = dsm_tp_am_send(src, COH_AM_DIFF_ACK, NULL, 0);
+    if (st != DSM_OK)
+        dsm_fatal("acknowledging diffs to node %d: %s", src,
+                  dsm_status_string(st));
+}
+
+void coh_interval_register_handlers(void)
+{
+    dsm_tp_am_register(COH_AM_DIFF, on_diff, NULL);
+    dsm_tp_am_register(COH_AM_DIFF_ACK, on_diff_ack, NULL);
+}
+
+/* Encode a written non-home page's diff into the message for its home;
+ * page lock held, page already write-protected. */
 static void send_diff(size_t index, coh_page_t *pg)
 {
-    struct put_ctx ctx = {index, pg->home, 0};
-    dsm_diff_runs(coh_page_rt(index), coh_page_twin(index), DSM_PAGE_SIZE,
-                  put_run, &ctx);
+    size_t need = sizeof(coh_diff_page_t) + DSM_DIFF_MAX_ENCODED(DSM_PAGE_SIZE);
+    if (diff_msg_home != pg->home || DIFF_MSG_BYTES - diff_msg_len < need) {
+        diff_send();
+        diff_msg_home = pg->home;
+    }
+    char *rec = diff_msg + diff_msg_len;
+    size_t n = dsm_diff_encode(coh_page_rt(index), coh_page_twin(index),
+                               DSM_PAGE_SIZE, rec + sizeof(coh_diff_page_t));
     atomic_fetch_and_explicit(&pg->flags, (uint8_t)~PF_TWIN,
                               memory_order_relaxed);
-    if (ctx.bytes) {
-        COH_STAT_ADD(diffs_sent, 1);
-        COH_STAT_ADD(diff_bytes_sent, ctx.bytes);
-    }
+    if (!n)
+        return;
+    coh_diff_page_t hdr = {(uint32_t)index, (uint32_t)n};
+    memcpy(rec, &hdr, sizeof hdr);
+    diff_msg_len += sizeof hdr + n;
+    diff_msg_pages++;
+    COH_STAT_ADD(diffs_sent, 1);
+    COH_STAT_ADD(diff_bytes_sent, n);
+}
+
+dsm_status_t coh_interval_setup(void)
+{
+    pull_buffer = coh_table_alloc(sizeof(coh_range_t) * COH_LOG_RANGES);
+    pull_headers = coh_table_alloc(sizeof(coh_log_interval_t) *
+                                   COH_LOG_INTERVALS);
+    diff_msg = coh_table_alloc(DIFF_MSG_BYTES);
+    diff_msg_len = sizeof(coh_msg_diff_t);
+    return pull_buffer && pull_headers && diff_msg ? DSM_OK : DSM_ERR_NOMEM;
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -191,10 +278,7 @@ uint32_t coh_release(void)
         release_chunk(pages[i], j - i);
         i = j;
     }
-    dsm_status_t st = dsm_tp_flush(-1);
-    if (st != DSM_OK)
-        dsm_fatal("completing diffs at their homes: %s",
-                  dsm_status_string(st));
+    diff_complete();
     uint32_t seq = coh.vc[coh.rank] + 1;
     log_interval(seq, pages, n);
     COH_STAT_ADD(write_notices_sent, n);
@@ -237,12 +321,8 @@ static size_t invalidate_chunk(size_t first, size_t n)
         atomic_store_explicit(&pg->state, PS_INVALID, memory_order_release);
         dropped++;
     }
-    if (early) {
-        /* the next fetch of these pages must find our writes at the home */
-        dsm_status_t s = dsm_tp_flush(-1);
-        if (s != DSM_OK)
-            dsm_fatal("completing early diffs: %s", dsm_status_string(s));
-    }
+    if (early)   /* the next fetch of these pages must find our writes */
+        diff_complete();
     unlock_chunk(first, n);
     return dropped;
 }

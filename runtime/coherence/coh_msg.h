@@ -22,6 +22,8 @@ enum coh_am_id {
     COH_AM_HEAP_FREE      = 8,  /* any node -> owner of the block */
     COH_AM_HEAP_SIZE_REQ  = 9,  /* any node -> owner: usable size? */
     COH_AM_HEAP_SIZE_REP  = 10,
+    COH_AM_DIFF           = 11, /* writer -> home: diffs of its pages */
+    COH_AM_DIFF_ACK       = 12, /* home -> writer: applied */
     COH_AM_LAST           = 19,
 };
 
@@ -72,6 +74,18 @@ typedef struct coh_msg_lock {
 } coh_msg_lock_t;
 #define COH_LOCK_TRY     1u
 #define COH_LOCK_GRANTED 2u
+
+/* Diffs for one home: header, then per page a coh_diff_page_t followed by
+ * `len` bytes of encoded diff (coh_diff.h). */
+typedef struct coh_msg_diff {
+    uint32_t npages;
+    uint32_t pad;
+} coh_msg_diff_t;
+
+typedef struct coh_diff_page {
+    uint32_t index;
+    uint32_t len;
+} coh_diff_page_t;
 
 typedef struct coh_msg_heap {
     uint64_t ptr;

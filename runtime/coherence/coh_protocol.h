@@ -61,6 +61,7 @@ const coh_range_t *coh_log_ranges(uint32_t seq, size_t *n);
 
 /* Handler registration, before dsm_tp_init. */
 void coh_fault_register_handlers(void);
+void coh_interval_register_handlers(void);
 void coh_barrier_register_handlers(void);
 void coh_lock_register_handlers(void);
 void coh_heap_register_handlers(void);

@@ -58,6 +58,8 @@ static const char *const am_names[DSM_TP_AM_MAX_ID] = {
     [COH_AM_HEAP_FREE] = "heap_free",
     [COH_AM_HEAP_SIZE_REQ] = "heap_size_req",
     [COH_AM_HEAP_SIZE_REP] = "heap_size_rep",
+    [COH_AM_DIFF] = "diff",
+    [COH_AM_DIFF_ACK] = "diff_ack",
 };
 
 #define FIELDS(X)                                                             \

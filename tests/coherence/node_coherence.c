@@ -107,6 +107,46 @@ static void test_false_sharing(void **state)
     release_array(fs_array);
 }
 
+/* ---- sub-word false sharing: threads of different nodes write
+ * neighbouring chars, shorts and ints of the same words */
+static unsigned char *sw_bytes;
+static uint16_t *sw_shorts;
+static uint32_t *sw_ints;
+static volatile int sw_errors;
+#define SW_N 3000
+
+static void subword_thread(int t)
+{
+    int me = rank * threads + t, all = nodes * threads;
+    for (int round = 1; round <= 3; round++) {
+        for (int i = me; i < SW_N; i += all) {
+            sw_bytes[i] = (unsigned char)(i * 7 + round);
+            sw_shorts[i] = (uint16_t)(i * 13 + round);
+            sw_ints[i] = (uint32_t)(i * 31 + round);
+        }
+        dsm_barrier();
+        for (int i = 0; i < SW_N; i++)
+            if (sw_bytes[i] != (unsigned char)(i * 7 + round) ||
+                sw_shorts[i] != (uint16_t)(i * 13 + round) ||
+                sw_ints[i] != (uint32_t)(i * 31 + round))
+                __atomic_add_fetch(&sw_errors, 1, __ATOMIC_RELAXED);
+        dsm_barrier();
+    }
+}
+
+static void test_subword_false_sharing(void **state)
+{
+    TEST_BEGIN();
+    unsigned char *a = (unsigned char *)publish_array(SW_N * 7);
+    sw_bytes = a;
+    sw_shorts = (uint16_t *)(a + SW_N);
+    sw_ints = (uint32_t *)(a + 3 * SW_N);
+    sw_errors = 0;
+    run_threads(subword_thread);
+    assert_int_equal(sw_errors, 0);
+    release_array((uint64_t *)a);
+}
+
 /* ---- a counter under one lock ends at nodes * threads * K */
 #define LOCK_K 100
 static void lock_counter_thread(int t)
@@ -568,6 +608,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sharable_globals),
         cmocka_unit_test(test_false_sharing),
+        cmocka_unit_test(test_subword_false_sharing),
         cmocka_unit_test(test_lock_counter),
         cmocka_unit_test(test_lock_try),
         cmocka_unit_test(test_producer_consumer),
