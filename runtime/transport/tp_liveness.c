@@ -12,8 +12,9 @@
  * rank 0.  A process that dies closes its sockets, so end-of-file is the
  * failure signal, on every transport and at once.  Control frames:
  * READY/GO (start-up barrier), BYE/BYE_ACK (normal end: a socket that
- * closes after BYE_ACK is no failure), ABORT(n) (rank 0 tells the others
- * that node n failed, so that every node names it).
+ * closes after BYE_ACK is no failure), ABORT(n) (node n failed: a node
+ * that notices tells node 0, node 0 tells the others, so that every node
+ * names it).
  */
 #include <errno.h>
 #include <poll.h>
@@ -66,10 +67,28 @@ static void tell_others(int failed)
         }
 }
 
+/* Another node noticed first: tell node 0, so that it names the failed
+ * node rather than the one that exits next (best effort, as above). */
+static void tell_node0(int failed)
+{
+    unsigned char f[TP_WIRE_FRAME_LEN];
+    tp_wire_put_u32(f, TP_FRAME_ABORT);
+    tp_wire_put_u32(f + 4, (uint32_t)failed);
+    if (tp.peers[0].sock >= 0) {
+        ssize_t unused = send(tp.peers[0].sock, f, sizeof f,
+                              MSG_NOSIGNAL | MSG_DONTWAIT);
+        (void)unused;
+    }
+}
+
 void tp_live_peer_failed(int peer, const char *why)
 {
-    if (tp.rank == 0 && peer != 0 && tp.peers)
-        tell_others(peer);
+    if (tp.peers && peer != 0) {
+        if (tp.rank == 0)
+            tell_others(peer);
+        else
+            tell_node0(peer);
+    }
     dsm_fatal("node %d failed: %s", peer, why);
 }
 
@@ -102,9 +121,12 @@ static void handle_frame(int peer, uint32_t type, uint32_t arg)
         }
         break;
     case TP_FRAME_ABORT:
-        if (tp.rank != 0 && arg < (uint32_t)tp.size)
+        if (arg >= (uint32_t)tp.size || arg == (uint32_t)tp.rank)
+            break;
+        if (tp.rank != 0)
             dsm_fatal("node %u failed (reported by node 0)", arg);
-        break;
+        tell_others((int)arg);
+        dsm_fatal("node %u failed (reported by node %d)", arg, peer);
     default:
         break;
     }
