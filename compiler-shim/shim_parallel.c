@@ -23,6 +23,8 @@ SHIM_EXPORT kmp_int32 __kmpc_bound_thread_num(ident_t *loc);
 SHIM_EXPORT kmp_int32 __kmpc_bound_num_threads(ident_t *loc);
 SHIM_EXPORT kmp_int32 __kmpc_in_parallel(ident_t *loc);
 SHIM_EXPORT kmp_int32 __kmpc_ok_to_fork(ident_t *loc);
+SHIM_EXPORT void __kmpc_push_proc_bind(ident_t *loc, kmp_int32 gtid,
+                                       int proc_bind);
 SHIM_EXPORT void __kmpc_begin(ident_t *loc, kmp_int32 flags);
 SHIM_EXPORT void __kmpc_end(ident_t *loc);
 
@@ -68,3 +70,7 @@ kmp_int32 __kmpc_ok_to_fork(ident_t *loc) { return 1; }
 /* The runtime starts in __wrap_main and ends at exit. */
 void __kmpc_begin(ident_t *loc, kmp_int32 flags) {}
 void __kmpc_end(ident_t *loc) {}
+
+/* proc_bind is a placement hint: dsmomp does not bind threads to places,
+ * which the specification allows. */
+void __kmpc_push_proc_bind(ident_t *loc, kmp_int32 gtid, int proc_bind) {}

@@ -29,6 +29,9 @@ SHIM_EXPORT void __kmpc_omp_wait_deps(ident_t *loc, kmp_int32 gtid,
                                       kmp_int32 ndeps, void *dep_list,
                                       kmp_int32 ndeps_noalias,
                                       void *noalias_dep_list);
+SHIM_EXPORT kmp_int32 __kmpc_omp_reg_task_with_affinity(
+    ident_t *loc, kmp_int32 gtid, kmp_task_t *task, kmp_int32 naffins,
+    void *affin_list);
 SHIM_EXPORT kmp_int32 __kmpc_omp_taskwait(ident_t *loc, kmp_int32 gtid);
 SHIM_EXPORT kmp_int32 __kmpc_omp_taskyield(ident_t *loc, kmp_int32 gtid,
                                            int end_part);
@@ -97,3 +100,12 @@ kmp_int32 __kmpc_omp_taskyield(ident_t *loc, kmp_int32 gtid, int end_part)
 
 void __kmpc_taskgroup(ident_t *loc, kmp_int32 gtid) {}
 void __kmpc_end_taskgroup(ident_t *loc, kmp_int32 gtid) {}
+
+/* affinity(...) is a hint about where a task should run; it runs here. */
+kmp_int32 __kmpc_omp_reg_task_with_affinity(ident_t *loc, kmp_int32 gtid,
+                                            kmp_task_t *task,
+                                            kmp_int32 naffins,
+                                            void *affin_list)
+{
+    return 0;
+}

@@ -171,6 +171,8 @@ typedef struct fj_node {
     int rank, size;
     int threads;             /* threads per node (DSM_THREADS) */
     int started;
+    int heap_open;           /* the sharable heap serves the program's
+                                malloc: started and not yet shut down */
     int spin;                /* pause iterations before a futex sleep */
     uint64_t mail_poll_ns;   /* between regions: progress polled first */
     size_t worker_stack;     /* bytes of each worker's sharable stack */

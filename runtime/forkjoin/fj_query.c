@@ -56,6 +56,10 @@ fj_loop_t *fj_loop_here(fj_thread_t *self)
 }
 
 int fj_started(void) { return fj.started; }
+int fj_heap_open(void)
+{
+    return __atomic_load_n(&fj.heap_open, __ATOMIC_ACQUIRE);
+}
 int fj_gtid(void) { return fj_self()->gtid; }
 
 int fj_thread_num(void)

@@ -21,7 +21,12 @@ dsm_status_t fj_lock_acquire(dsm_lock_t *lock) { return dsm_lock_acquire(lock); 
 dsm_status_t fj_lock_try(dsm_lock_t *lock) { return dsm_lock_try(lock); }
 dsm_status_t fj_lock_release(dsm_lock_t *lock) { return dsm_lock_release(lock); }
 dsm_status_t fj_flush(void) { return dsm_flush(); }
-dsm_status_t fj_finalize(void) { return dsm_coh_finalize(); }
+dsm_status_t fj_finalize(void)
+{
+    /* from here on the program's malloc goes to the C library again */
+    __atomic_store_n(&fj.heap_open, 0, __ATOMIC_RELEASE);
+    return dsm_coh_finalize();
+}
 
 void fj_global_barrier(void)
 {

@@ -116,6 +116,7 @@ void fj_main(fj_main_t main_fn, int argc, char **argv, char **envp)
         dsm_fatal("out of memory for the main thread's runtime stack");
     fj_set_self(fj.thread[0]);
     fj.started = 1;
+    __atomic_store_n(&fj.heap_open, 1, __ATOMIC_RELEASE);
     fj_exit_register();
     dsm_status_t st = fj_pool_start();
     if (st != DSM_OK)

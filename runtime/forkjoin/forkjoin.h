@@ -108,6 +108,9 @@ void fj_ordered_end(void);
 /* ---- queries and internal control variables --------------------------- */
 
 int fj_started(void);              /* fj_main has set the runtime up */
+int fj_heap_open(void);            /* the sharable heap serves the
+                                      program's malloc (after start-up,
+                                      before shut-down) */
 int fj_gtid(void);                 /* node * threads + local; -1 for a
                                       thread the runtime did not create */
 int fj_thread_num(void);           /* omp_get_thread_num */

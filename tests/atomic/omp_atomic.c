@@ -6,7 +6,8 @@
  * the region by address); the final values are exact.  Threads also take
  * turns through atomics alone, which only works when every atomic is seen
  * at once by every node.  On one node it also runs the updates on memory
- * that is not sharable (malloc), which take the native path.
+ * that is not sharable (an anonymous mapping: dsmcc makes the program's
+ * malloc sharable), which take the native path.
  *
  * Test program: compiled by dsmcc, which loads the dsm-atomic plug-in; run
  * directly (one node, DSM_THREADS threads) and under dsmrun.  Exit status
@@ -15,6 +16,7 @@
 #include <omp.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "atomic_expect.h"
@@ -294,12 +296,19 @@ int main(void)
     expect_long("turn counter", g_turn, (long)TURNS * nthreads);
 
     if (dsm_num_nodes() == 1) {
-        /* malloc is not sharable: the native path, one node's threads */
-        struct counters *local = calloc(1, sizeof *local);
-        expect_true("malloc memory is not sharable", !kmp_is_sharable(local));
+        /* a private mapping is not sharable: the native path, one node's
+         * threads */
+        struct counters *local = mmap(NULL, sizeof *local,
+                                      PROT_READ | PROT_WRITE,
+                                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (local == MAP_FAILED) {
+            fprintf(stderr, "omp_atomic: mmap failed\n");
+            return 1;
+        }
+        expect_true("private memory is not sharable", !kmp_is_sharable(local));
         update(local);
-        check_update("malloc", local);
-        free(local);
+        check_update("private memory", local);
+        munmap(local, sizeof *local);
     }
     expect_true("the team has more than one thread", nthreads > 1);
     printf("omp_atomic: %d threads on %d nodes\n", nthreads, dsm_num_nodes());

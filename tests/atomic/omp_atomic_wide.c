@@ -17,6 +17,7 @@
 #include <omp.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "atomic_expect.h"
@@ -162,11 +163,19 @@ int main(void)
     expect_double("turns taken", (double)g_turn, (double)TURNS * nthreads);
 
     if (dsm_num_nodes() == 1) {
-        struct wide *native = calloc(1, sizeof *native);
-        expect_true("malloc memory is not sharable", !kmp_is_sharable(native));
+        /* a private mapping (dsmcc makes malloc sharable) */
+        struct wide *native = mmap(NULL, sizeof *native,
+                                   PROT_READ | PROT_WRITE,
+                                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (native == MAP_FAILED) {
+            fprintf(stderr, "omp_atomic_wide: mmap failed\n");
+            return 1;
+        }
+        expect_true("private memory is not sharable",
+                    !kmp_is_sharable(native));
         update(native);
-        check("malloc", native);
-        free(native);
+        check("private memory", native);
+        munmap(native, sizeof *native);
     }
     expect_true("the team has more than one thread", nthreads > 1);
     printf("omp_atomic_wide: %d threads on %d nodes\n", nthreads, dsm_num_nodes());

@@ -6,6 +6,11 @@
  * Layer: tests (OpenMP programs compiled by dsmcc, run under dsmrun).
  * CHECK may be used in serial code and, for per-thread facts, inside
  * parallel regions (the failure count is updated under a critical).
+ *
+ * RESULT prints a result line on stdout, in serial code only.  The libomp
+ * cross-check (compare-libomp.sh) runs the same source built by dsmcc and
+ * by plain clang -fopenmp with the same team size and diffs these lines,
+ * so they may depend on the team size but never on timing.
  */
 #ifndef OMP_CHECK_H
 #define OMP_CHECK_H
@@ -33,6 +38,13 @@ static long check_failures;   /* a long: see omp_schedule.c */
             fprintf(stderr, "%s:%d: %s is %ld, expected %ld\n", __FILE__,    \
                     __LINE__, #got, got_, want_);                             \
         }                                                                     \
+    } while (0)
+
+#define RESULT(...)                                                           \
+    do {                                                                      \
+        fputs("result: ", stdout);                                            \
+        printf(__VA_ARGS__);                                                  \
+        putchar('\n');                                                        \
     } while (0)
 
 /* The exit status of a test program. */

@@ -19,6 +19,10 @@ static void expect_in_order(const char *schedule, int step)
     long want = 0;
     for (int i = 0; i < N; i += step)
         want++;
+    unsigned long hash = 0;
+    for (long k = 0; k < next && k < N; k++)
+        hash = hash * 31 + (unsigned long)order[k];
+    RESULT("%s: %ld sections, order %lx", schedule, next, hash);
     if (next != want) {
         fprintf(stderr, "%s: %ld ordered sections ran, expected %ld\n",
                 schedule, next, want);

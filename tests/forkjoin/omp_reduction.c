@@ -1,7 +1,9 @@
 /*
  * omp_reduction.c - reductions combined across threads and nodes: +, *,
- * max and min on int, long and double, on loops and on a region, with and
- * without nowait, repeated, against the serial result.
+ * -, max, min, && and || on int, long and double, &, | and ^ on int and
+ * long; on loops and on a region, with and without nowait, repeated,
+ * against the serial result.  The results are printed for the libomp
+ * cross-check.
  *
  * Test program (dsmcc, dsmrun).  Exit status 0 when everything matched.
  */
@@ -71,6 +73,90 @@ static void loops(void)
         CHECK_EQ_LONG(lmin, s_lmin);
         CHECK(dmax == s_dmax);
         CHECK(dmin == s_dmin);
+        if (rep == 0)
+            RESULT("arith %d %ld %.17g %ld %.17g %d %d %ld %ld %g %g", isum,
+                   lsum, dsum, lprod, dprod, imax, imin, lmax, lmin, dmax,
+                   dmin);
+    }
+}
+
+/* The operand of iteration i for the bitwise operators. */
+static long bits(int i) { return (value(i) * 2654435761L) ^ ((long)i << 33); }
+
+/* -, && and || on every type; &, | and ^ on the integer types.  Each
+ * logical reduction runs twice: once true at the end, once false. */
+static void subtract_logical_bitwise(void)
+{
+    int s_isub = 0, s_iand = ~0, s_ior = 0, s_ixor = 0;
+    long s_lsub = 0, s_land = ~0L, s_lor = 0, s_lxor = 0;
+    double s_dsub = 0;
+    for (int i = 0; i < N; i++) {
+        s_isub -= (int)value(i);
+        s_lsub -= value(i) * 1000003L;
+        s_dsub -= (double)value(i) / 8;
+        if (i % 50 == 0) {
+            s_iand &= (int)~(1L << (i % 31));
+            s_land &= ~(1L << (i % 63));
+        }
+        s_ior |= (int)(1L << ((i * 7) % 31)) & (i < 150 ? -1 : 0);
+        s_lor |= (i < 300) ? 1L << ((i * 11) % 63) : 0;
+        s_ixor ^= (int)bits(i);
+        s_lxor ^= bits(i);
+    }
+    for (int rep = 0; rep < REPS / 4; rep++) {
+        int isub = 0, iand = ~0, ior = 0, ixor = 0;
+        long lsub = 0, land = ~0L, lor = 0, lxor = 0;
+        double dsub = 0;
+        int ilt = 1, ilf = 1, iot = 0, iof = 0;
+        long llt = 1, llf = 1, lot = 0, lof = 0;
+        double dlt = 1, dlf = 1, dot = 0, dof = 0;
+#pragma omp parallel for schedule(dynamic, 13) reduction(- : isub, lsub, dsub) \
+    reduction(& : iand, land) reduction(| : ior, lor)                       \
+    reduction(^ : ixor, lxor) reduction(&& : ilt, ilf, llt, llf, dlt, dlf)   \
+    reduction(|| : iot, iof, lot, lof, dot, dof)
+        for (int i = 0; i < N; i++) {
+            isub -= (int)value(i);
+            lsub -= value(i) * 1000003L;
+            dsub -= (double)value(i) / 8;
+            if (i % 50 == 0) {
+                iand &= (int)~(1L << (i % 31));
+                land &= ~(1L << (i % 63));
+            }
+            ior |= (int)(1L << ((i * 7) % 31)) & (i < 150 ? -1 : 0);
+            lor |= (i < 300) ? 1L << ((i * 11) % 63) : 0;
+            ixor ^= (int)bits(i);
+            lxor ^= bits(i);
+            ilt = ilt && value(i) != 1000;
+            ilf = ilf && i != N / 3;
+            llt = llt && value(i) > -1000;
+            llf = llf && value(i) != value(N - 1);
+            dlt = dlt && (double)i < N;
+            dlf = dlf && (double)i < N - 1;
+            iot = iot || i == N - 2;
+            iof = iof || value(i) > 1000;
+            lot = lot || value(i) == value(7);
+            lof = lof || i > N;
+            dot = dot || (double)i * 0.5 == 3.0;
+            dof = dof || (double)i < -1.0;
+        }
+        CHECK_EQ_LONG(isub, s_isub);
+        CHECK_EQ_LONG(lsub, s_lsub);
+        CHECK(dsub == s_dsub);
+        CHECK_EQ_LONG(iand, s_iand);
+        CHECK_EQ_LONG(land, s_land);
+        CHECK_EQ_LONG(ior, s_ior);
+        CHECK_EQ_LONG(lor, s_lor);
+        CHECK_EQ_LONG(ixor, s_ixor);
+        CHECK_EQ_LONG(lxor, s_lxor);
+        CHECK(ilt == 1 && ilf == 0 && llt == 1 && llf == 0);
+        CHECK(dlt == 1.0 && dlf == 0.0);
+        CHECK(iot == 1 && iof == 0 && lot == 1 && lof == 0);
+        CHECK(dot == 1.0 && dof == 0.0);
+        if (rep == 0)
+            RESULT("sub %d %ld %.17g bits %d %ld %d %ld %d %ld logic %d%d%ld"
+                   "%ld%g%g %d%d%ld%ld%g%g", isub, lsub, dsub, iand, land,
+                   ior, lor, ixor, lxor, ilt, ilf, llt, llf, dlt, dlf, iot,
+                   iof, lot, lof, dot, dof);
     }
 }
 
@@ -99,11 +185,13 @@ static void in_region(void)
     CHECK_EQ_LONG(a, (long)N * (N - 1) / 2);
     CHECK(c == 1024.0);
     CHECK_EQ_LONG(members, nth);
+    RESULT("region %ld %ld %g %ld", a, b, c, members);
 }
 
 int main(void)
 {
     loops();
+    subtract_logical_bitwise();
     in_region();
     return check_status("omp_reduction");
 }

@@ -77,5 +77,8 @@ int main(void)
         later++;
     }
     CHECK_EQ_LONG(later, 5);
+    RESULT("singles %ld %ld masters %ld on %ld masked %ld on %ld later %ld",
+           singles, nowait_singles, masters, master_thread, maskeds,
+           masked_thread, later);
     return check_status("omp_single");
 }

@@ -1,7 +1,7 @@
 /*
  * omp_sync.c - critical sections (unnamed and two named ones, each with
- * its own counter, a read-modify-write of a shared list, one nested in
- * another) and barriers
+ * its own counter, one with a hint, a read-modify-write of a shared list,
+ * one nested in another) and barriers
  * (every thread sees every other thread's write of the phase after each
  * barrier).
  *
@@ -15,7 +15,7 @@
 #define PHASES 30
 #define MAX_THREADS 64
 
-static long unnamed, named_a, named_b, nested;
+static long unnamed, named_a, named_b, nested, hinted;
 static long list[MAX_THREADS * INCREMENTS / 10];
 static long list_len;
 static long phase_of[MAX_THREADS];
@@ -31,6 +31,8 @@ int main(void)
             unnamed++;
 #pragma omp critical(a)
             named_a += 2;
+#pragma omp critical(h) hint(omp_sync_hint_contended)
+            hinted += 5;
 #pragma omp critical(b)
             {
                 named_b += 3;
@@ -49,6 +51,7 @@ int main(void)
     CHECK_EQ_LONG(unnamed, (long)nth * INCREMENTS);
     CHECK_EQ_LONG(named_a, 2L * nth * INCREMENTS);
     CHECK_EQ_LONG(named_b, 3L * nth * INCREMENTS);
+    CHECK_EQ_LONG(hinted, 5L * nth * INCREMENTS);
     CHECK_EQ_LONG(list_len, (long)nth * INCREMENTS / 10);
     CHECK_EQ_LONG(nested, (long)nth * INCREMENTS / 20);
     long per_thread[MAX_THREADS] = {0};
@@ -56,6 +59,8 @@ int main(void)
         per_thread[list[i]]++;
     for (int t = 0; t < nth; t++)
         CHECK_EQ_LONG(per_thread[t], INCREMENTS / 10);
+    RESULT("critical %ld %ld %ld %ld %ld list %ld", unnamed, named_a,
+           named_b, hinted, nested, list_len);
 
 #pragma omp parallel
     {
@@ -69,5 +74,9 @@ int main(void)
 #pragma omp barrier
         }
     }
+    long phases_seen = 0;
+    for (int t = 0; t < nth; t++)
+        phases_seen += phase_of[t];
+    RESULT("barrier phases %ld", phases_seen);
     return check_status("omp_sync");
 }

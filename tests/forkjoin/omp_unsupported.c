@@ -1,0 +1,58 @@
+/*
+ * omp_unsupported.c - constructs dsmomp does not support end the job with
+ * "dsmomp: <construct> is not supported" instead of failing to link or
+ * running wrongly.  argv[1] picks the construct: taskloop, doacross,
+ * teams, cancel (ends the job only with OMP_CANCELLATION=true; without it
+ * the specification makes cancel do nothing, and the program must finish
+ * with every iteration run).
+ *
+ * Test program (dsmcc, dsmrun), driven by expect-unsupported.sh.  Exit
+ * status 0 only when the construct ran to the end (cancel without
+ * OMP_CANCELLATION); 3 for bad usage.
+ */
+#include <omp.h>
+#include <string.h>
+
+#include "omp_check.h"
+
+#define N 100
+
+static long a[N];
+
+int main(int argc, char **argv)
+{
+    const char *what = argc > 1 ? argv[1] : "";
+    if (strcmp(what, "taskloop") == 0) {
+#pragma omp parallel
+#pragma omp single
+#pragma omp taskloop
+        for (int i = 0; i < N; i++)
+            a[i] = i;
+    } else if (strcmp(what, "doacross") == 0) {
+#pragma omp parallel for ordered(1)
+        for (int i = 1; i < N; i++) {
+#pragma omp ordered depend(sink : i - 1)
+            a[i] = a[i - 1] + 1;
+#pragma omp ordered depend(source)
+        }
+    } else if (strcmp(what, "teams") == 0) {
+#pragma omp teams num_teams(2)
+        a[omp_get_team_num()] = 1;
+    } else if (strcmp(what, "cancel") == 0) {
+        long ran = 0;
+#pragma omp parallel for reduction(+ : ran)
+        for (int i = 0; i < N; i++) {
+            ran++;
+#pragma omp cancel for if (i == 3)
+        }
+        CHECK_EQ_LONG(ran, N);   /* cancel-var false: nothing cancelled */
+        RESULT("cancel ignored: %ld iterations", ran);
+        return check_status("omp_unsupported");
+    } else {
+        fprintf(stderr, "usage: omp_unsupported taskloop|doacross|teams|"
+                "cancel\n");
+        return 3;
+    }
+    fprintf(stderr, "omp_unsupported: %s ran to the end\n", what);
+    return 0;
+}
