@@ -55,26 +55,40 @@ keep_best() {
 port=$((30000 + $$ % 20000))
 
 # perftest NAME ARGS...: one server/client pair; records NAME's average
-# latency (third number of the final line).
+# latency (third number of the final line).  A port someone else holds
+# makes the server exit at once: then the next port is tried.
 perftest() {
     name=$1
     shift
-    port=$((port + 1))
-    ucx_perftest -p "$port" >"$work/server.out" 2>&1 &
-    server=$!
-    tries=0
-    until ucx_perftest 127.0.0.1 -p "$port" "$@" -n "$iters" \
-            -w "$((iters / 10))" -f >"$work/client.out" 2>&1; do
-        tries=$((tries + 1))
-        if [ $tries -ge 50 ] || ! kill -0 "$server" 2>/dev/null; then
+    attempts=0
+    while :; do
+        attempts=$((attempts + 1))
+        port=$((port + 1))
+        ucx_perftest -p "$port" >"$work/server.out" 2>&1 &
+        server=$!
+        tries=0
+        ok=1
+        until ucx_perftest 127.0.0.1 -p "$port" "$@" -n "$iters" \
+                -w "$((iters / 10))" -f >"$work/client.out" 2>&1; do
+            tries=$((tries + 1))
+            if ! kill -0 "$server" 2>/dev/null || [ $tries -ge 50 ]; then
+                ok=0
+                break
+            fi
+            sleep 0.1   # the server is not listening yet
+        done
+        if [ $ok = 1 ]; then
+            wait "$server" || true
+            break
+        fi
+        kill "$server" 2>/dev/null || true
+        wait "$server" 2>/dev/null || true
+        if [ $attempts -ge 5 ]; then
             echo "ucx_perftest $* failed:" >&2
             cat "$work/client.out" "$work/server.out" >&2
-            kill "$server" 2>/dev/null || true
             return 1
         fi
-        sleep 0.1   # the server is not listening yet
     done
-    wait "$server" || true
     value=$(awk '$1 ~ /^[0-9]+$/ { v = $3 } $1 == "Final:" { v = $4 }
                  END { print v }' "$work/client.out")
     echo "$name $value" >>"$results"
