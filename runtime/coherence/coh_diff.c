@@ -32,15 +32,20 @@ size_t dsm_diff_encode(const void *page, const void *twin, size_t page_size,
         if (i == words)
             break;
         size_t start = i;
-        while (i < words && p[i] != t[i] && i - start < 0xffff)
+        while (i < words && p[i] != t[i] && i - start < DSM_DIFF_FULL_RUN - 1)
             i++;
-        uint16_t hdr[2] = {(uint16_t)start, (uint16_t)(i - start)};
         size_t n = i - start;
+        uint16_t hdr[2] = {(uint16_t)start, (uint16_t)n};
+        unsigned char *masks = o + used + sizeof hdr;
+        int all = 1;
+        for (size_t k = 0; k < n; k++) {
+            masks[k] = changed_bytes(p[start + k], t[start + k]);
+            all &= masks[k] == 0xff;
+        }
+        if (all)   /* every byte of the run changed: no masks on the wire */
+            hdr[1] |= DSM_DIFF_FULL_RUN;
         memcpy(o + used, hdr, sizeof hdr);
-        used += sizeof hdr;
-        for (size_t k = 0; k < n; k++)
-            o[used + k] = changed_bytes(p[start + k], t[start + k]);
-        used += n;
+        used += sizeof hdr + (all ? 0 : n);
         memcpy(o + used, p + start, n * DSM_DIFF_WORD);
         used += n * DSM_DIFF_WORD;
     }
@@ -56,13 +61,14 @@ static int diff_valid(size_t page_size, const unsigned char *d, size_t len)
         if (len - pos < sizeof hdr)
             return 0;
         memcpy(hdr, d + pos, sizeof hdr);
-        size_t off = hdr[0], cnt = hdr[1];
+        size_t off = hdr[0], cnt = hdr[1] & (DSM_DIFF_FULL_RUN - 1);
+        size_t per_word = DSM_DIFF_WORD + !(hdr[1] & DSM_DIFF_FULL_RUN);
         if (cnt == 0 || off < end_prev || off > words || cnt > words - off)
             return 0;
         pos += sizeof hdr;
-        if (len - pos < cnt * (1 + DSM_DIFF_WORD))
+        if (len - pos < cnt * per_word)
             return 0;
-        pos += cnt * (1 + DSM_DIFF_WORD);
+        pos += cnt * per_word;
         end_prev = off + cnt;
     }
     return 1;
@@ -80,9 +86,17 @@ dsm_status_t dsm_diff_apply(void *page, size_t page_size, const void *diff,
         uint16_t hdr[2];
         memcpy(hdr, d + pos, sizeof hdr);
         pos += sizeof hdr;
-        const unsigned char *mask = d + pos, *data = d + pos + hdr[1];
+        size_t cnt = hdr[1] & (DSM_DIFF_FULL_RUN - 1);
+        int full = (hdr[1] & DSM_DIFF_FULL_RUN) != 0;
+        const unsigned char *mask = d + pos, *data = d + pos + (full ? 0 : cnt);
         unsigned char *dst = pg + (size_t)hdr[0] * DSM_DIFF_WORD;
-        for (size_t k = 0; k < hdr[1]; k++) {
+        if (full) {
+            memcpy(dst, data, cnt * DSM_DIFF_WORD);
+            written += cnt * DSM_DIFF_WORD;
+            pos += cnt * DSM_DIFF_WORD;
+            continue;
+        }
+        for (size_t k = 0; k < cnt; k++) {
             if (mask[k] == 0xff) {
                 memcpy(dst + k * DSM_DIFF_WORD, data + k * DSM_DIFF_WORD,
                        DSM_DIFF_WORD);
@@ -95,7 +109,7 @@ dsm_status_t dsm_diff_apply(void *page, size_t page_size, const void *diff,
                     written++;
                 }
         }
-        pos += (size_t)hdr[1] * (1 + DSM_DIFF_WORD);
+        pos += cnt * (1 + DSM_DIFF_WORD);
     }
     if (bytes)
         *bytes = written;

@@ -13,7 +13,9 @@
  *
  * Wire form, repeated: { u16 word_offset; u16 word_count;
  *                        u8 mask[word_count]; u8 words[word_count * 8] }
- * with runs in increasing, non-overlapping order.
+ * with runs in increasing, non-overlapping order.  When every byte of a run
+ * changed, word_count carries DSM_DIFF_FULL_RUN and the masks are left out
+ * (a page rewritten with new values costs little more than the page).
  */
 #ifndef COH_DIFF_H
 #define COH_DIFF_H
@@ -24,6 +26,7 @@
 #include "dsm.h"
 
 #define DSM_DIFF_WORD 8u
+#define DSM_DIFF_FULL_RUN 0x8000u
 
 /* The largest possible encoding of one page (every word changed). */
 #define DSM_DIFF_MAX_ENCODED(page_size) \

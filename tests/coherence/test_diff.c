@@ -84,13 +84,23 @@ static void test_worst_case_size(void **state)
     memset(twin, 0, PAGE);
     memset(page, 1, PAGE);                  /* every byte changed */
     size_t len = dsm_diff_encode(page, twin, PAGE, enc);
-    assert_int_equal(len, 4 + PAGE / 8 + PAGE);
+    assert_int_equal(len, 4 + PAGE);        /* one full run: no masks */
     assert_true(len <= DSM_DIFF_MAX_ENCODED(PAGE));
+    memcpy(out, twin, PAGE);
+    assert_int_equal(dsm_diff_apply(out, PAGE, enc, len, NULL), DSM_OK);
+    assert_memory_equal(out, page, PAGE);
+    page[100] = 0;                          /* one byte unchanged: masks */
+    len = dsm_diff_encode(page, twin, PAGE, enc);
+    assert_int_equal(len, 4 + PAGE / 8 + PAGE);
     memset(page, 0, PAGE);
     for (size_t i = 0; i < PAGE; i += 16)   /* every other word: short runs */
         page[i] = 1;
     len = dsm_diff_encode(page, twin, PAGE, enc);
     assert_int_equal(len, (PAGE / 16) * (4 + 1 + 8));
+    for (size_t i = 0; i < PAGE; i += 16)   /* ... whose words changed whole */
+        memset(page + i, 2, 8);
+    len = dsm_diff_encode(page, twin, PAGE, enc);
+    assert_int_equal(len, (PAGE / 16) * (4 + 8));
 }
 
 static void test_malformed_rejected(void **state)
