@@ -95,19 +95,37 @@ static void fill_grant(lock_msg_t *g, uint32_t lock, int32_t waiter,
            sizeof(uint32_t) * (size_t)coh.size);
 }
 
-static void on_lock_req(int src, const void *payload, size_t len, void *arg)
+/* A grant reaches its thread: a message, or directly when it is local. */
+static void apply_grant(const lock_msg_t *m)
 {
-    lock_msg_t m, grant;
-    parse_lock_msg(src, payload, len, &m, 1);
-    lock_state_t *ls = &locks[m.hdr.lock];
-    int32_t waiter = src * COH_MAX_SLOTS + (int32_t)m.hdr.slot;
+    coh_slot_t *slot = &coh.slots[m->hdr.slot];
+    memcpy(slot->vc, m->vc, m->hdr.nvc * sizeof(uint32_t));
+    slot->status = (m->hdr.flags & COH_LOCK_GRANTED) ? 1 : 0;
+    __atomic_store_n(&slot->done, 1, __ATOMIC_RELEASE);
+}
+
+static void deliver_grant(int dst, lock_msg_t *grant)
+{
+    if (dst == coh.rank)
+        apply_grant(grant);
+    else
+        send_lock_msg(dst, COH_AM_LOCK_GRANT, grant);
+}
+
+/* Manager side of a request from (src, slot), by message or local. */
+static void manager_request(int src, const lock_msg_t *req)
+{
+    lock_msg_t grant;
+    const lock_msg_t *m = req;
+    lock_state_t *ls = &locks[m->hdr.lock];
+    int32_t waiter = src * COH_MAX_SLOTS + (int32_t)m->hdr.slot;
     int reply = 1;
     coh_spin_lock(&ls->guard);
     if (ls->holder == NO_WAITER) {
         ls->holder = waiter;
-        fill_grant(&grant, m.hdr.lock, waiter, COH_LOCK_GRANTED);
-    } else if (m.hdr.flags & COH_LOCK_TRY) {
-        fill_grant(&grant, m.hdr.lock, waiter, 0);
+        fill_grant(&grant, m->hdr.lock, waiter, COH_LOCK_GRANTED);
+    } else if (m->hdr.flags & COH_LOCK_TRY) {
+        fill_grant(&grant, m->hdr.lock, waiter, 0);
     } else {
         waiter_next[waiter] = NO_WAITER;
         if (ls->tail == NO_WAITER)
@@ -119,45 +137,57 @@ static void on_lock_req(int src, const void *payload, size_t len, void *arg)
     }
     coh_spin_unlock(&ls->guard);
     if (reply)
-        send_lock_msg(src, COH_AM_LOCK_GRANT, &grant);
+        deliver_grant(src, &grant);
 }
 
-static void on_lock_release(int src, const void *payload, size_t len,
-                            void *arg)
+static void on_lock_req(int src, const void *payload, size_t len, void *arg)
 {
-    lock_msg_t m, grant;
+    lock_msg_t m;
     parse_lock_msg(src, payload, len, &m, 1);
-    lock_state_t *ls = &locks[m.hdr.lock];
-    int32_t releaser = src * COH_MAX_SLOTS + (int32_t)m.hdr.slot;
+    manager_request(src, &m);
+}
+
+/* Manager side of a release by (src, slot), by message or local. */
+static void manager_release(int src, const lock_msg_t *rel)
+{
+    lock_msg_t grant;
+    const lock_msg_t *m = rel;
+    lock_state_t *ls = &locks[m->hdr.lock];
+    int32_t releaser = src * COH_MAX_SLOTS + (int32_t)m->hdr.slot;
     int32_t next;
     coh_spin_lock(&ls->guard);
     if (ls->holder != releaser)
         dsm_fatal("node %d released a lock it does not hold", src);
-    uint32_t *vc = &lock_vc[(size_t)m.hdr.lock * (size_t)coh.size];
-    for (uint32_t j = 0; j < m.hdr.nvc; j++)
-        if (m.vc[j] > vc[j])
-            vc[j] = m.vc[j];
+    uint32_t *vc = &lock_vc[(size_t)m->hdr.lock * (size_t)coh.size];
+    for (uint32_t j = 0; j < m->hdr.nvc; j++)
+        if (m->vc[j] > vc[j])
+            vc[j] = m->vc[j];
     next = ls->head;
     if (next != NO_WAITER) {
         ls->head = waiter_next[next];
         if (ls->head == NO_WAITER)
             ls->tail = NO_WAITER;
-        fill_grant(&grant, m.hdr.lock, next, COH_LOCK_GRANTED);
+        fill_grant(&grant, m->hdr.lock, next, COH_LOCK_GRANTED);
     }
     ls->holder = next;
     coh_spin_unlock(&ls->guard);
     if (next != NO_WAITER)
-        send_lock_msg(next / COH_MAX_SLOTS, COH_AM_LOCK_GRANT, &grant);
+        deliver_grant(next / COH_MAX_SLOTS, &grant);
+}
+
+static void on_lock_release(int src, const void *payload, size_t len,
+                            void *arg)
+{
+    lock_msg_t m;
+    parse_lock_msg(src, payload, len, &m, 1);
+    manager_release(src, &m);
 }
 
 static void on_lock_grant(int src, const void *payload, size_t len, void *arg)
 {
     lock_msg_t m;
     parse_lock_msg(src, payload, len, &m, 0);
-    coh_slot_t *slot = &coh.slots[m.hdr.slot];
-    memcpy(slot->vc, m.vc, m.hdr.nvc * sizeof(uint32_t));
-    slot->status = (m.hdr.flags & COH_LOCK_GRANTED) ? 1 : 0;
-    __atomic_store_n(&slot->done, 1, __ATOMIC_RELEASE);
+    apply_grant(&m);
 }
 
 void coh_lock_register_handlers(void)
@@ -208,7 +238,10 @@ static dsm_status_t acquire(dsm_lock_t *lock, uint32_t flags)
     coh_slot_t *slot = &coh.slots[s];
     slot->done = 0;
     lock_msg_t req = {{index, (uint32_t)s, flags, 0}, {0}};
-    send_lock_msg(manager, COH_AM_LOCK_REQ, &req);
+    if (manager == coh.rank)   /* no message to ourselves */
+        manager_request(coh.rank, &req);
+    else
+        send_lock_msg(manager, COH_AM_LOCK_REQ, &req);
     dsm_tp_wait_flag(&slot->done, "a lock grant");
     if (!slot->status)
         return DSM_ERR_BUSY;
@@ -235,7 +268,10 @@ static dsm_status_t release(dsm_lock_t *lock)
     coh_release();
     memcpy(rel.vc, coh.vc, sizeof(uint32_t) * (size_t)coh.size);
     coh_protocol_unlock();
-    send_lock_msg(manager, COH_AM_LOCK_RELEASE, &rel);
+    if (manager == coh.rank)
+        manager_release(coh.rank, &rel);
+    else
+        send_lock_msg(manager, COH_AM_LOCK_RELEASE, &rel);
     return DSM_OK;
 }
 

@@ -9,11 +9,23 @@
 #include "fj_wait.h"
 
 #include <limits.h>
+#include <sched.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "fj_internal.h"
+
+/* One spin step; every 1024 steps the CPU is yielded, because with more
+ * threads than cores (several nodes on one machine, or OMP_WAIT_POLICY=
+ * active) the thread being waited for may need this very core. */
+static void spin_step(int i)
+{
+    if ((i & 1023) == 1023)
+        sched_yield();
+    else
+        fj_cpu_relax();
+}
 
 static void futex_wait(_Atomic uint32_t *word, uint32_t value)
 {
@@ -30,7 +42,7 @@ void fj_wait_change(_Atomic uint32_t *word, uint32_t value)
     for (int i = 0; i < fj.spin; i++) {
         if (atomic_load_explicit(word, memory_order_acquire) != value)
             return;
-        fj_cpu_relax();
+        spin_step(i);
     }
     while (atomic_load_explicit(word, memory_order_acquire) == value)
         futex_wait(word, value);
@@ -43,7 +55,7 @@ void fj_wait_at_least(_Atomic uint32_t *word, uint32_t value)
         if ((int32_t)(atomic_load_explicit(word, memory_order_acquire) -
                       value) >= 0)
             return;
-        fj_cpu_relax();
+        spin_step(i);
     }
     while ((int32_t)((seen = atomic_load_explicit(word,
                                                   memory_order_acquire)) -
