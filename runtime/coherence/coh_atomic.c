@@ -26,69 +26,59 @@ typedef struct word_ref {
     unsigned size;          /* 4 or 8 */
 } word_ref_t;
 
-static uint64_t word_load(const word_ref_t *w)
+/* One transport atomic on the word: fetch-and-add, swap, or
+ * compare-and-swap (value = expected, desired = new); returns the old
+ * value. */
+enum amo_kind { AMO_FADD, AMO_SWAP, AMO_CSWAP };
+
+static uint64_t amo(const word_ref_t *w, enum amo_kind kind, uint64_t value,
+                    uint64_t desired)
 {
     dsm_status_t st;
+    uint64_t old = 0;
     if (w->size == 8) {
-        uint64_t v;
-        st = dsm_tp_atomic_fadd64(w->home, DSM_TP_SEG_REGION, w->offset, 0, &v);
-        if (st == DSM_OK)
-            return v;
+        st = kind == AMO_FADD ? dsm_tp_atomic_fadd64(w->home, DSM_TP_SEG_REGION,
+                                                     w->offset, value, &old)
+           : kind == AMO_SWAP ? dsm_tp_atomic_swap64(w->home, DSM_TP_SEG_REGION,
+                                                     w->offset, value, &old)
+           : dsm_tp_atomic_cswap64(w->home, DSM_TP_SEG_REGION, w->offset,
+                                   value, desired, &old);
     } else {
-        uint32_t v;
-        st = dsm_tp_atomic_fadd32(w->home, DSM_TP_SEG_REGION, w->offset, 0, &v);
-        if (st == DSM_OK)
-            return v;
+        uint32_t o = 0;
+        st = kind == AMO_FADD ? dsm_tp_atomic_fadd32(w->home, DSM_TP_SEG_REGION,
+                                                     w->offset, (uint32_t)value, &o)
+           : kind == AMO_SWAP ? dsm_tp_atomic_swap32(w->home, DSM_TP_SEG_REGION,
+                                                     w->offset, (uint32_t)value, &o)
+           : dsm_tp_atomic_cswap32(w->home, DSM_TP_SEG_REGION, w->offset,
+                                   (uint32_t)value, (uint32_t)desired, &o);
+        old = o;
     }
-    dsm_fatal("atomic read at node %d: %s", w->home, dsm_status_string(st));
+    if (st != DSM_OK)
+        dsm_fatal("atomic operation at node %d: %s", w->home,
+                  dsm_status_string(st));
+    return old;
+}
+
+static uint64_t word_load(const word_ref_t *w)
+{
+    return amo(w, AMO_FADD, 0, 0);
 }
 
 /* Remote fetch-and-add or swap of a whole word; returns the old value. */
 static uint64_t remote_rmw(const word_ref_t *w, dsm_coh_atomic_op_t op,
                            uint64_t operand)
 {
-    dsm_status_t st;
-    int add = op == DSM_ATOMIC_ADD || op == DSM_ATOMIC_SUB;
-    uint64_t v = op == DSM_ATOMIC_SUB ? (uint64_t)0 - operand : operand;
-    if (w->size == 8) {
-        uint64_t old;
-        st = add ? dsm_tp_atomic_fadd64(w->home, DSM_TP_SEG_REGION, w->offset,
-                                        v, &old)
-                 : dsm_tp_atomic_swap64(w->home, DSM_TP_SEG_REGION, w->offset,
-                                        v, &old);
-        if (st == DSM_OK)
-            return old;
-    } else {
-        uint32_t old;
-        st = add ? dsm_tp_atomic_fadd32(w->home, DSM_TP_SEG_REGION, w->offset,
-                                        (uint32_t)v, &old)
-                 : dsm_tp_atomic_swap32(w->home, DSM_TP_SEG_REGION, w->offset,
-                                        (uint32_t)v, &old);
-        if (st == DSM_OK)
-            return old;
-    }
-    dsm_fatal("atomic update at node %d: %s", w->home, dsm_status_string(st));
+    if (op == DSM_ATOMIC_ADD || op == DSM_ATOMIC_SUB)
+        return amo(w, AMO_FADD,
+                   op == DSM_ATOMIC_SUB ? (uint64_t)0 - operand : operand, 0);
+    return amo(w, AMO_SWAP, operand, 0);
 }
 
 /* Compare-and-swap; returns the value found (success when == expected). */
 static uint64_t word_cas(const word_ref_t *w, uint64_t expected,
                          uint64_t desired)
 {
-    dsm_status_t st;
-    if (w->size == 8) {
-        uint64_t old;
-        st = dsm_tp_atomic_cswap64(w->home, DSM_TP_SEG_REGION, w->offset,
-                                   expected, desired, &old);
-        if (st == DSM_OK)
-            return old;
-    } else {
-        uint32_t old;
-        st = dsm_tp_atomic_cswap32(w->home, DSM_TP_SEG_REGION, w->offset,
-                                   (uint32_t)expected, (uint32_t)desired, &old);
-        if (st == DSM_OK)
-            return old;
-    }
-    dsm_fatal("atomic update at node %d: %s", w->home, dsm_status_string(st));
+    return amo(w, AMO_CSWAP, expected, desired);
 }
 
 static uint64_t sign_extend(uint64_t v, unsigned size)

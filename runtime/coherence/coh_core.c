@@ -94,6 +94,21 @@ void coh_protect(size_t index, size_t n, int prot)
     }
 }
 
+void coh_protect_where(size_t first, size_t n,
+                       int (*selected)(const coh_page_t *), int prot)
+{
+    size_t run = 0;
+    for (size_t i = 0; i <= n; i++) {
+        if (i < n && selected(&coh.pages[first + i])) {
+            run++;
+            continue;
+        }
+        if (run)
+            coh_protect(first + i - run, run, prot);
+        run = 0;
+    }
+}
+
 void *coh_table_alloc(size_t bytes)
 {
     bytes = (bytes + DSM_PAGE_SIZE - 1) & ~(DSM_PAGE_SIZE - 1);

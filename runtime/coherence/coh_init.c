@@ -34,9 +34,15 @@ static void add_window(uintptr_t base, size_t pages)
                               coh.win[coh.nwin - 2].pages : 0;
 }
 
-/* Homes and initial states of one window: pages in [home_lo, home_hi) of
- * the window are homed here and start private and writable; the others
- * start invalid. */
+static int is_home(const coh_page_t *pg)
+{
+    return (atomic_load(&pg->flags) & PF_HOME) != 0;
+}
+
+static int is_remote(const coh_page_t *pg) { return !is_home(pg); }
+
+/* Homes and initial states of one window: the pages home_of gives this
+ * node start private and writable, the others invalid. */
 static void init_window_pages(const coh_window_t *w, int (*home_of)(size_t))
 {
     for (size_t i = 0; i < w->pages; i++) {
@@ -51,20 +57,9 @@ static void init_window_pages(const coh_window_t *w, int (*home_of)(size_t))
             pg->state = PS_INVALID;
         }
     }
-    /* protections in runs of equal state */
-    size_t run = 0;
-    for (size_t i = 0; i <= w->pages; i++) {
-        if (i < w->pages && i > 0 && coh.pages[w->first + i].state ==
-                                         coh.pages[w->first + i - 1].state) {
-            run++;
-            continue;
-        }
-        if (i > 0)
-            coh_protect(w->first + i - run - 1, run + 1,
-                        coh.pages[w->first + i - 1].state == PS_WRITABLE
-                            ? DSM_PROT_RW : DSM_PROT_NONE);
-        run = 0;
-    }
+    /* adopted memory comes mapped read-write, the region PROT_NONE */
+    coh_protect_where(w->first, w->pages, is_home, DSM_PROT_RW);
+    coh_protect_where(w->first, w->pages, is_remote, DSM_PROT_NONE);
 }
 
 static int home_globals(size_t i) { (void)i; return 0; }

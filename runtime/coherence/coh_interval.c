@@ -177,23 +177,16 @@ static int cmp_u32(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+static int is_writable(const coh_page_t *pg)
+{
+    return atomic_load(&pg->state) == PS_WRITABLE;
+}
+
 /* Write-protect and publish one chunk of consecutive written pages. */
 static void release_chunk(size_t first, size_t n)
 {
     lock_chunk(first, n);
-    /* protect the writable pages of the chunk, in maximal runs */
-    size_t run = 0;
-    for (size_t i = 0; i <= n; i++) {
-        int w = i < n && atomic_load(&coh.pages[first + i].state) ==
-                                 PS_WRITABLE;
-        if (w) {
-            run++;
-            continue;
-        }
-        if (run)
-            coh_protect(first + i - run, run, DSM_PROT_READ);
-        run = 0;
-    }
+    coh_protect_where(first, n, is_writable, DSM_PROT_READ);
     for (size_t i = 0; i < n; i++) {
         coh_page_t *pg = &coh.pages[first + i];
         uint8_t flags = atomic_fetch_and(&pg->flags, (uint8_t)~PF_DIRTY);
@@ -298,17 +291,9 @@ static int needs_invalidation(const coh_page_t *pg)
  * homes first (after the protection change, so no write slips past). */
 static size_t invalidate_chunk(size_t first, size_t n)
 {
-    size_t dropped = 0, early = 0, run = 0;
+    size_t dropped = 0, early = 0;
     lock_chunk(first, n);
-    for (size_t i = 0; i <= n; i++) {
-        if (i < n && needs_invalidation(&coh.pages[first + i])) {
-            run++;
-            continue;
-        }
-        if (run)
-            coh_protect(first + i - run, run, DSM_PROT_NONE);
-        run = 0;
-    }
+    coh_protect_where(first, n, needs_invalidation, DSM_PROT_NONE);
     for (size_t i = 0; i < n; i++) {
         coh_page_t *pg = &coh.pages[first + i];
         if (!needs_invalidation(pg))

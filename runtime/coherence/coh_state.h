@@ -149,5 +149,9 @@ int coh_slot_self(void);
 
 /* Set the protection of n pages starting at index (one window). */
 void coh_protect(size_t index, size_t n, int prot);
+/* Set prot on the pages of [first, first+n) that `selected` picks, with one
+ * call per maximal run (each call is a TLB shoot-down). */
+void coh_protect_where(size_t first, size_t n,
+                       int (*selected)(const coh_page_t *), int prot);
 
 #endif
