@@ -69,6 +69,15 @@ static const char *const am_names[DSM_TP_AM_MAX_ID] = {
     X(messages_sent) X(bytes_sent) X(rma_gets) X(rma_get_bytes) X(rma_puts)   \
     X(rma_put_bytes) X(atomics) X(protocol_ns)
 
+/* A message kind's name; kinds of the layers above are numbered. */
+static const char *am_name(int id, char buf[16])
+{
+    if (am_names[id])
+        return am_names[id];
+    snprintf(buf, 16, "am%d", id);
+    return buf;
+}
+
 static void report_text(FILE *f, const dsm_stats_t *s,
                         const dsm_tp_counters_t *tp)
 {
@@ -76,10 +85,10 @@ static void report_text(FILE *f, const dsm_stats_t *s,
 #define X(name) fprintf(f, "  %-24s %llu\n", #name, (unsigned long long)s->name);
     FIELDS(X)
 #undef X
+    char buf[16];
     for (int i = 0; i < DSM_TP_AM_MAX_ID; i++)
         if (tp->am_sent[i])
-            fprintf(f, "  msg %-20s %llu msgs %llu bytes\n",
-                    am_names[i] ? am_names[i] : "other",
+            fprintf(f, "  msg %-20s %llu msgs %llu bytes\n", am_name(i, buf),
                     (unsigned long long)tp->am_sent[i],
                     (unsigned long long)tp->am_bytes[i]);
 }
@@ -93,10 +102,11 @@ static void report_json(FILE *f, const dsm_stats_t *s,
 #undef X
     fprintf(f, ", \"messages\": {");
     int first = 1;
+    char buf[16];
     for (int i = 0; i < DSM_TP_AM_MAX_ID; i++)
         if (tp->am_sent[i]) {
             fprintf(f, "%s\"%s\": {\"count\": %llu, \"bytes\": %llu}",
-                    first ? "" : ", ", am_names[i] ? am_names[i] : "other",
+                    first ? "" : ", ", am_name(i, buf),
                     (unsigned long long)tp->am_sent[i],
                     (unsigned long long)tp->am_bytes[i]);
             first = 0;
