@@ -5,10 +5,11 @@
 # Usage: bench/run-transport-bench.sh BUILD_DIR [ITERATIONS] [REPEATS]
 #   BUILD_DIR   a configured and built meson build directory
 #   ITERATIONS  per figure (default 100000)
-#   REPEATS     each program runs this many times, the best mean is kept,
-#               on every side alike (default 3): the machine is shared
+#   REPEATS     each program runs this many times and the median of its
+#               means is shown, on every side alike (default 5): the
+#               machine is shared, and single runs are noisy both ways
 #
-# Three columns of figures, mean latency in microseconds:
+# Columns, mean latency in microseconds:
 #   dsmomp      bench/transport_bench under dsmrun -n 2 (two nodes, one
 #               machine, UCX's default transports: shared memory)
 #   perftest    ucx_perftest on localhost: ucp_am_lat -s 8 for the
@@ -20,16 +21,18 @@
 #               transport registers (memfd region, heap control words);
 #               for such memory UCX 1.13 on shared memory has no
 #               one-sided path and serves get and atomics through the
-#               target's progress
+#               target's progress.  Single-threaded worker, no wake-up
+#   raw mt      the same with the worker the transport needs: thread
+#               mode MULTI and the wake-up feature
 # Ratios are dsmomp / other.  Waiting: every side polls (dsmomp waits
-# inside the runtime; its progress thread sleeps meanwhile); the *_idle
-# rows have node 1's application thread asleep, so only its progress
-# thread serves.
+# inside the runtime; its progress thread sleeps meanwhile); the "node 1
+# idle" rows have node 1's application thread asleep, so only its
+# progress thread serves.
 set -eu
 
 build=${1:?usage: run-transport-bench.sh BUILD_DIR [ITERATIONS] [REPEATS]}
 iters=${2:-100000}
-repeats=${3:-3}
+repeats=${3:-5}
 dsmrun=$build/runtime/launcher/dsmrun
 bench=$build/bench/transport_bench
 raw=$build/bench/transport_raw_ucx
@@ -44,11 +47,10 @@ trap 'rm -rf "$work"' EXIT
 results=$work/results          # lines: name value
 : >"$results"
 
-# Record every RESULT line; best() keeps the smallest per name.
-keep_best() {
+# Record the RESULT lines of a program.
+record() {
     while read -r tag name value _; do
-        [ "$tag" = RESULT ] || continue
-        echo "$name $value" >>"$results"
+        [ "$tag" = RESULT ] && echo "$name $value" >>"$results"
     done
 }
 
@@ -94,22 +96,28 @@ perftest() {
     echo "$name $value" >>"$results"
 }
 
-echo "transport benchmark: $iters iterations, best of $repeats," \
+echo "transport benchmark: $iters iterations, median of $repeats runs," \
      "$(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "UCX: $(ucx_info -v | sed -n 's/^# Version //p'), UCX_TLS=${UCX_TLS:-default}"
 i=0
 while [ $i -lt "$repeats" ]; do
     i=$((i + 1))
-    "$dsmrun" -n 2 "$bench" "$iters" | keep_best
-    "$raw" "$iters" | keep_best
+    "$dsmrun" -n 2 "$bench" "$iters" | record
+    "$raw" "$iters" | record
+    "$raw" "$iters" mt | record
     perftest perftest_am_lat_8 -t ucp_am_lat -s 8
     perftest perftest_get_4k -t ucp_get -s 4096 -O 1
     perftest perftest_fadd64 -t ucp_fadd -s 8 -O 1
 done
 
-best() {
-    awk -v n="$1" '$1 == n && (b == "" || $2 + 0 < b + 0) { b = $2 }
-                   END { print (b == "" ? "-" : b) }' "$results"
+median() {
+    awk -v n="$1" '$1 == n { print $2 }' "$results" | sort -g >"$work/values"
+    count=$(wc -l <"$work/values")
+    if [ "$count" -eq 0 ]; then
+        echo -
+    else
+        sed -n "$(( (count + 1) / 2 ))p" "$work/values"
+    fi
 }
 
 ratio() {
@@ -118,18 +126,22 @@ ratio() {
         else printf "%.2f", a / b }'
 }
 
+FORMAT='%-28s %8s %9s %6s %8s %6s %8s %6s\n'
+
+# row LABEL OURS PERFTEST RAW (RAW_mt is the multi-thread raw figure)
 row() {
-    ours=$(best "$2")
-    pt=$(best "$3")
-    rw=$(best "$4")
-    printf '%-28s %9s %10s %7s %9s %7s\n' "$1" "$ours" "$pt" \
-        "$(ratio "$ours" "$pt")" "$rw" "$(ratio "$ours" "$rw")"
+    ours=$(median "$2")
+    pt=$(median "$3")
+    rw=$(median "$4")
+    mt=$(median "$4_mt")
+    printf "$FORMAT" "$1" "$ours" "$pt" "$(ratio "$ours" "$pt")" \
+        "$rw" "$(ratio "$ours" "$rw")" "$mt" "$(ratio "$ours" "$mt")"
 }
 
 echo
-printf '%-28s %9s %10s %7s %9s %7s\n' operation 'dsmomp' 'perftest' \
-    'ratio' 'raw UCP' 'ratio'
-printf '%-28s %9s %10s %7s %9s %7s\n' '' 'us' 'us' '' 'us' ''
+printf "$FORMAT" operation dsmomp perftest ratio 'raw UCP' ratio \
+    'raw mt' ratio
+printf "$FORMAT" '' us us '' us '' us ''
 row 'AM ping-pong 8 B (half RTT)' am_lat_8 perftest_am_lat_8 raw_am_lat_8
 row '  reply from the handler' am_lat_8_hdl perftest_am_lat_8 raw_am_lat_8
 row 'get 4 KiB' get_4k perftest_get_4k raw_get_4k

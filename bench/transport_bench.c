@@ -21,7 +21,9 @@
  *   get_4k_idle     the get while node 1 sleeps
  * Node 1's "waits" are dsm_tp_wait_flag on a flag its DONE handler sets.
  *
- * Usage: dsmrun -n 2 transport_bench [iterations]   (default 100000)
+ * Usage: dsmrun -n 2 transport_bench [iterations [figure]]
+ * (default 100000 iterations, every figure).  With DSM_PROGRESS_THREAD=0
+ * the *_idle figures are skipped: nothing would serve node 0.
  */
 #include <semaphore.h>
 #include <stdint.h>
@@ -172,14 +174,19 @@ static void run_ops(phase_t ph, long iters)
     }
 }
 
-static void measure(long iters)
+static void measure(long iters, const char *only)
 {
     for (int ph = 0; ph <= PH_QUIT; ph++) {
+        int idle = ph == PH_FADD_IDLE || ph == PH_GET_IDLE;
+        if (ph < PH_COUNT &&
+            ((only && strcmp(only, phase_names[ph]) != 0) ||
+             (idle && !dsm_config()->progress_thread)))
+            continue;
         must(dsm_tp_am_send(1, AM_START, &ph, sizeof ph), "start");
         if (ph == PH_QUIT)
             break;
         take(&ready, "node 1 to be ready");
-        long n = ph == PH_FADD_IDLE || ph == PH_GET_IDLE ? iters / 10 : iters;
+        long n = idle ? iters / 10 : iters;
         run_ops((phase_t)ph, n / 10 + 100);   /* warm-up */
         uint64_t t0 = dsm_now_ns();
         run_ops((phase_t)ph, n);
@@ -219,7 +226,7 @@ int main(int argc, char **argv)
         return 2;
     }
     if (dsm_tp_rank() == 0)
-        measure(iters);
+        measure(iters, argc > 2 ? argv[2] : NULL);
     else
         serve();
     must(dsm_tp_finalize(), "dsm_tp_finalize");

@@ -8,7 +8,10 @@
  * writes them directly (rkey_ptr), a path registered memory never gets.
  *
  * Layer: bench (UCX only, no dsmomp layer).  Usage:
- *     transport_raw_ucx [iterations]          (default 100000)
+ *     transport_raw_ucx [iterations [mt]]     (default 100000)
+ * With "mt" the worker is created as the transport creates its own
+ * (UCS_THREAD_MODE_MULTI, wake-up feature), to separate what UCX's thread
+ * safety costs from what the transport adds; the names get a _mt suffix.
  * Forks a responder; the two processes exchange worker addresses and
  * remote keys over a socketpair.  Prints "RESULT <name> <mean us> <n>"
  * for raw_am_lat_8 (half round trip), raw_get_4k and raw_fadd64.
@@ -36,6 +39,7 @@ static ucp_mem_h memh[2];
 static ucp_rkey_h region_rkey, control_rkey;
 static uint64_t peer_region, peer_control;
 static volatile int got_ping, got_pong, got_done;
+static int multi_thread;
 
 static void die(const char *what, ucs_status_t st)
 {
@@ -119,11 +123,15 @@ static void set_up(int fd, void *region, void *control)
     ucp_params_t params = {.field_mask = UCP_PARAM_FIELD_FEATURES,
                            .features = UCP_FEATURE_AM | UCP_FEATURE_RMA |
                                        UCP_FEATURE_AMO64};
+    if (multi_thread)
+        params.features |= UCP_FEATURE_AMO32 | UCP_FEATURE_WAKEUP;
     ucs_status_t st = ucp_init(&params, NULL, &context);
     if (st != UCS_OK)
         die("ucp_init", st);
     ucp_worker_params_t wp = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
-                              .thread_mode = UCS_THREAD_MODE_SINGLE};
+                              .thread_mode = multi_thread
+                                                 ? UCS_THREAD_MODE_MULTI
+                                                 : UCS_THREAD_MODE_SINGLE};
     if ((st = ucp_worker_create(context, &wp, &worker)) != UCS_OK)
         die("ucp_worker_create", st);
     volatile int *flags[] = {NULL, &got_ping, &got_pong, &got_done};
@@ -203,7 +211,8 @@ static void responder(void)
 static void report(const char *name, double t0, double t1, long n, int half)
 {
     double us = (t1 - t0) / (double)n;
-    printf("RESULT %s %.3f %ld\n", name, half ? us / 2 : us, n);
+    printf("RESULT %s%s %.3f %ld\n", name, multi_thread ? "_mt" : "",
+           half ? us / 2 : us, n);
 }
 
 static void measure(long iters)
@@ -247,6 +256,7 @@ static void measure(long iters)
 int main(int argc, char **argv)
 {
     long iters = argc > 1 ? atol(argv[1]) : 100000;
+    multi_thread = argc > 2 && !strcmp(argv[2], "mt");
     int sv[2];
     if (iters < 100 || socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
         return 2;

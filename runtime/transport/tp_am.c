@@ -17,13 +17,20 @@
  *
  * Handlers run one at a time (handler_lock): UCX already serialises its
  * callbacks under the worker lock, and self-sends are delivered under the
- * same lock so that they do not run beside them.  Inside a handler no UCX
- * call is made: a send from a handler is copied and queued, and issued in
- * FIFO order once the progress call returns (UCX forbids progress from its
- * callbacks, and a blocking send would need it).  Self-sends never touch
- * UCX either: UCX's self transport would run the handler inside the send,
- * in the sender's context; ours are copied and run by the next progress
- * call, as transport.h promises.
+ * same lock so that they do not run beside them.  A send from a handler
+ * cannot wait (UCX forbids progress from its callbacks, and a blocking
+ * send would need it): it is copied and queued, and the queue is issued
+ * in FIFO order once the progress call returns.  One shortcut: a handler
+ * called by UCX (so this thread holds the worker lock) sending a
+ * contiguous message while nothing is queued asks UCX to send it at once
+ * or not at all (UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL: the short protocol,
+ * small messages), which keeps replies to small requests as fast as a
+ * send from the application.  Handlers run for self-sends never call UCX:
+ * they hold handler_lock without the worker lock, and taking the worker
+ * lock there would invert the order UCX callbacks take them in.
+ * Self-sends never touch UCX either: UCX's self transport would run the
+ * handler inside the send, in the sender's context; ours are copied and
+ * run by the next progress call, as transport.h promises.
  *
  * Blocking sends from the fault handler: the direct path allocates nothing
  * (the UCX header and the iov live on the stack) and waits by polling;
@@ -49,6 +56,8 @@ static atomic_int local_count, deferred_count;
 static uint32_t am_src_header;
 
 TP_THREAD_LOCAL int tp_in_handler;
+/* Non-zero while this thread runs a handler called back by UCX. */
+static TP_THREAD_LOCAL int in_ucx_callback;
 
 dsm_status_t dsm_tp_am_register(unsigned id, dsm_tp_am_handler_t handler,
                                 void *arg)
@@ -86,7 +95,9 @@ static ucs_status_t am_arrived(void *arg, const void *header,
     memcpy(&src, header, sizeof src);
     if (src >= (uint32_t)tp.size)
         dsm_fatal("active message %u from unknown node %u", id, src);
+    in_ucx_callback++;
     run_handler((int)src, id, data, length);
+    in_ucx_callback--;
     return UCS_OK;
 }
 
@@ -191,6 +202,47 @@ static dsm_status_t send_now(int dst, unsigned id, const void *hdr,
     return tp_wait_request(req, "an active-message send to", dst);
 }
 
+/* From a handler called by UCX: send a small message at once if UCX can
+ * and nothing queued must go first, else queue a copy. */
+static dsm_status_t send_from_callback(int dst, unsigned id, const void *hdr,
+                                       size_t hdr_len, const void *body,
+                                       size_t body_len)
+{
+    if ((hdr_len && body_len) ||
+        atomic_load(&deferred_count) != 0 ||
+        pthread_mutex_trylock(&issue_lock) != 0)
+        return queue_copy(dst, id, hdr, hdr_len, body, body_len);
+    /* holding the issue lock: no issuer is between popping and sending */
+    dsm_status_t st = DSM_ERR_BUSY;
+    if (atomic_load(&deferred_count) == 0) {
+        ucp_request_param_t prm = {
+            .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS |
+                            UCP_OP_ATTR_FIELD_DATATYPE |
+                            UCP_OP_ATTR_FIELD_MEMORY_TYPE |
+                            UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL,
+            .flags = UCP_AM_SEND_FLAG_EAGER,
+            .datatype = ucp_dt_make_contig(1),
+            .memory_type = UCS_MEMORY_TYPE_HOST,
+        };
+        ucs_status_ptr_t req = ucp_am_send_nbx(tp.peers[dst].ep, id,
+                                               &am_src_header,
+                                               sizeof am_src_header,
+                                               hdr_len ? hdr : body,
+                                               hdr_len + body_len, &prm);
+        if (req == NULL)
+            st = DSM_OK;
+        else if (!UCS_PTR_IS_ERR(req))
+            dsm_fatal("UCX kept an active message it was told to send at "
+                      "once or not at all");
+        else if (UCS_PTR_STATUS(req) != UCS_ERR_NO_RESOURCE)
+            st = tp_status(UCS_PTR_STATUS(req));
+    }
+    if (st == DSM_ERR_BUSY)
+        st = queue_copy(dst, id, hdr, hdr_len, body, body_len);
+    pthread_mutex_unlock(&issue_lock);
+    return st;
+}
+
 dsm_status_t dsm_tp_am_sendv(int dst, unsigned id, const void *hdr,
                              size_t hdr_len, const void *body,
                              size_t body_len)
@@ -203,8 +255,10 @@ dsm_status_t dsm_tp_am_sendv(int dst, unsigned id, const void *hdr,
     dsm_status_t st = tp_check_rank(dst);
     if (st != DSM_OK)
         return st;
-    if (dst == tp.rank || tp_in_handler)
+    if (dst == tp.rank || (tp_in_handler && !in_ucx_callback))
         st = queue_copy(dst, id, hdr, hdr_len, body, body_len);
+    else if (tp_in_handler)
+        st = send_from_callback(dst, id, hdr, hdr_len, body, body_len);
     else
         st = send_now(dst, id, hdr, hdr_len, body, body_len);
     if (st == DSM_OK)

@@ -79,8 +79,9 @@ typedef struct tp_state {
     /* Threads currently polling inside a wait; while there are any, the
      * progress thread does not arm the worker (see tp_thread.c). */
     atomic_int pollers;
-    /* Last dsm_tp_progress call by the application (see tp_thread.c). */
-    atomic_uint_fast64_t last_app_progress_ns;
+    /* Counts waits begun and dsm_tp_progress calls: the progress thread
+     * compares it between looks to see whether anyone polled. */
+    atomic_uint activity;
     /* The progress thread sleeps with the worker left to pollers. */
     atomic_int thread_parked;
 
@@ -106,9 +107,10 @@ void tp_count_atomic(void);
 void tp_counters_reset(void);
 
 /* ---- tp_wire.c: bootstrap message layout ---------------------------------
- * All integers big-endian.  A node record describes one node:
- *   u32 worker address length, then per segment {u64 base, u64 size,
- *   u32 rkey length}, then the worker address and the packed rkeys.
+ * All integers big-endian.  A node record describes one node: a 16-byte
+ *   host identity (the kernel's boot id), u32 worker address length, then
+ *   per segment {u64 base, u64 size, u32 rkey length}, then the worker
+ *   address and the packed rkeys.
  * hello (rank > 0 -> rank 0): u32 magic "DSMH", u32 version, u32 rank,
  *   the token field, then the node record.
  * table (rank 0 -> all): u32 magic "DSMT", u32 version, u32 size,
@@ -221,8 +223,12 @@ void tp_am_issue_deferred(void);
 int tp_am_deferred_pending(void);
 
 /* ---- tp_progress.c -------------------------------------------------------- */
+/* A wait reads the clock only every CHECK_EVERY rounds, the first time
+ * after CHECK_EVERY rounds, so that a short wait costs no clock read; its
+ * deadline counts from that first read. */
 typedef struct tp_wait {
-    uint64_t start_ns;
+    uint64_t start_ns;          /* first clock read; 0 before it */
+    uint64_t last_ns;           /* latest clock read */
     uint64_t deadline_ns;
     uint64_t next_check_ns;
     unsigned spins;
@@ -239,11 +245,12 @@ dsm_status_t tp_wait_request(ucs_status_ptr_t request, const char *what,
                              int rank);
 /* Refuse blocking calls from inside a handler. */
 void tp_check_not_in_handler(const char *call);
-/* Sleep in poll(2) on the worker's wake-up descriptor, the bootstrap
- * sockets and the wake eventfd until something happens or timeout_ms
- * passes (-1: no limit); handles socket traffic.  For threads that wait
- * without spinning: the progress thread and dsm_tp_finalize. */
-void tp_sleep_for_events(int timeout_ms, int arm_worker);
+/* Sleep in poll(2) on the bootstrap sockets, the wake eventfd and, with
+ * arm_worker, the armed worker's wake-up descriptor, until something
+ * happens or timeout milliseconds pass (-1: no limit); handles socket
+ * traffic.  For threads that wait without spinning: the progress thread,
+ * and the start-up and shut-down barriers. */
+void tp_sleep_for_events(int timeout, int arm_worker);
 void tp_wake_thread(void);
 
 /* ---- tp_rma.c --------------------------------------------------------------- */
@@ -257,7 +264,6 @@ dsm_status_t tp_thread_start(void);
 void tp_thread_stop(void);
 
 /* ---- tp_wireup.c ---------------------------------------------------------- */
-/* Same-host peers use UCP_ERR_HANDLING_MODE_NONE (see tp_wireup.c). */
 dsm_status_t tp_check_rank(int rank);
 int tp_seg_valid(dsm_tp_segment_t seg);
 

@@ -16,11 +16,14 @@
  * A long wait (more than LONG_WAIT_NS) yields the CPU at each clock check:
  * with more processes than cores, the peer that must answer may be
  * waiting for this very CPU (4 nodes on 2 cores ran 12x faster).  When the
- * last polling thread ends a long wait, it wakes the parked progress
- * thread, so that the node is served at once while it computes; after a
- * short wait it does not (a system call per operation would double the
- * latency of tight loops), and the progress thread notices within its
- * parking period.
+ * last polling thread ends a wait longer than the progress thread's
+ * parking period (a barrier, a contended lock), it wakes the parked
+ * progress thread, so that the node is served at once while it computes.
+ * After shorter waits it does not: a system call per operation would
+ * double the latency of tight loops, and with a shorter threshold a
+ * preempted wait would wake the progress thread, whose wake-up preempts
+ * another wait, and so on.  The progress thread notices within its
+ * parking period anyway.
  *
  * Signal safety: the wait loops allocate nothing; UCX requests are checked
  * with ucp_request_check_status and freed after completion, with no
@@ -44,6 +47,7 @@
 #define CHECK_EVERY 256u              /* rounds between clock reads */
 #define SOCKET_CHECK_NS 1000000ull    /* without a progress thread */
 #define LONG_WAIT_NS 50000ull         /* then yield the CPU at each check */
+#define HANDOVER_AFTER_NS 1000000ull  /* then wake the parked progress thread */
 
 static atomic_flag socket_check_busy = ATOMIC_FLAG_INIT;
 
@@ -75,12 +79,10 @@ static unsigned timeout_ms(void)
 
 void tp_wait_begin(tp_wait_t *w)
 {
-    uint64_t now = dsm_now_ns();
-    w->start_ns = now;
-    w->deadline_ns = now + timeout_ms() * 1000000ull;
-    w->next_check_ns = now + SOCKET_CHECK_NS;
+    w->start_ns = 0;
     w->spins = 0;
     atomic_fetch_add(&tp.pollers, 1);
+    atomic_fetch_add_explicit(&tp.activity, 1, memory_order_relaxed);
 }
 
 /* Without a progress thread nobody else watches the bootstrap sockets, so
@@ -102,6 +104,14 @@ void tp_wait_check(tp_wait_t *w, const char *what, int rank)
     if (++w->spins % CHECK_EVERY)
         return;
     uint64_t now = dsm_now_ns();
+    w->last_ns = now;
+    if (w->start_ns == 0) {
+        /* the deadline counts from here: CHECK_EVERY rounds late */
+        w->start_ns = now;
+        w->deadline_ns = now + timeout_ms() * 1000000ull;
+        w->next_check_ns = now + SOCKET_CHECK_NS;
+        return;
+    }
     if (now >= w->deadline_ns) {
         if (rank >= 0)
             dsm_fatal("timed out after %u s waiting for %s node %d",
@@ -122,8 +132,8 @@ void tp_wait_end(tp_wait_t *w)
     /* sequentially consistent, paired with the progress thread's store to
      * thread_parked and load of pollers: one of the two sees the other */
     if (atomic_fetch_sub(&tp.pollers, 1) == 1 &&
-        atomic_load(&tp.thread_parked) &&
-        dsm_now_ns() - w->start_ns > LONG_WAIT_NS)
+        atomic_load(&tp.thread_parked) && w->start_ns &&
+        w->last_ns - w->start_ns > HANDOVER_AFTER_NS)
         tp_wake_thread();
 }
 
@@ -153,9 +163,8 @@ int dsm_tp_progress(void)
     tp_check_not_in_handler("dsm_tp_progress");
     if (!tp.initialized)
         return 0;
-    /* a caller polling in a loop counts as a waiting thread for a while */
-    atomic_store_explicit(&tp.last_app_progress_ns, dsm_now_ns(),
-                          memory_order_relaxed);
+    /* a caller polling in a loop counts as a waiting thread */
+    atomic_fetch_add_explicit(&tp.activity, 1, memory_order_relaxed);
     return tp_progress_once() > 0;
 }
 
