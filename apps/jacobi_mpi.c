@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "app_args.h"
+#include "app_mpi.h"
 #include "jacobi_problem.h"
 
 struct block {
@@ -115,45 +116,22 @@ static double *gather(const double *grid, const struct block *b)
 
 /* Every rank parses the same arguments and so exits on bad input
  * together; finalising then keeps mpiexec from reporting a crash. */
-static void finalize_at_exit(void)
-{
-    int finalized;
-    MPI_Finalized(&finalized);
-    if (!finalized)
-        MPI_Finalize();
-}
-
 /* Parses on every rank; only rank 0's usage error reaches stderr. */
 static void parse(int argc, char **argv, int rank, int ranks,
                   struct jacobi_options *out)
 {
-    int saved_stderr = -1;
-    if (rank != 0) {
-        fflush(stderr);
-        saved_stderr = dup(STDERR_FILENO);
-        FILE *null = fopen("/dev/null", "w");
-        if (null != NULL) {
-            dup2(fileno(null), STDERR_FILENO);
-            fclose(null);
-        }
-    }
+    int saved_stderr = app_mpi_quiet_stderr(rank);
     jacobi_parse(argc, argv, false, out);
     if (out->n < ranks)
         app_usage_error(argv[0], "-n %ld is smaller than the %d ranks",
                         out->n, ranks);
-    if (saved_stderr >= 0) {
-        dup2(saved_stderr, STDERR_FILENO);
-        close(saved_stderr);
-    }
+    app_mpi_restore_stderr(saved_stderr);
 }
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    atexit(finalize_at_exit);
     int rank, ranks;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    app_mpi_start(&argc, &argv, &rank, &ranks);
     struct jacobi_options options;
     parse(argc, argv, rank, ranks, &options);
     struct block b = block_of(rank, ranks, options.n);

@@ -15,46 +15,24 @@
 #include <unistd.h>
 
 #include "app_args.h"
+#include "app_mpi.h"
 #include "spmv_problem.h"
-
-static void finalize_at_exit(void)
-{
-    int finalized;
-    MPI_Finalized(&finalized);
-    if (!finalized)
-        MPI_Finalize();
-}
 
 /* Every rank parses and reads the same input and so exits on bad input
  * together; only rank 0's message reaches stderr. */
 static void setup(int argc, char **argv, int rank,
                   struct spmv_options *options, struct csr *a)
 {
-    int saved_stderr = -1;
-    if (rank != 0) {
-        fflush(stderr);
-        saved_stderr = dup(STDERR_FILENO);
-        FILE *null = fopen("/dev/null", "w");
-        if (null != NULL) {
-            dup2(fileno(null), STDERR_FILENO);
-            fclose(null);
-        }
-    }
+    int saved_stderr = app_mpi_quiet_stderr(rank);
     spmv_parse(argc, argv, false, options);
     spmv_matrix(argv[0], options, malloc, a);
-    if (saved_stderr >= 0) {
-        dup2(saved_stderr, STDERR_FILENO);
-        close(saved_stderr);
-    }
+    app_mpi_restore_stderr(saved_stderr);
 }
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    atexit(finalize_at_exit);
     int rank, ranks;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    app_mpi_start(&argc, &argv, &rank, &ranks);
     struct spmv_options options;
     struct csr a;
     setup(argc, argv, rank, &options, &a);
