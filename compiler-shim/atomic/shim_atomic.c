@@ -10,7 +10,8 @@
  *   program's atomics ran in, as long as the address is not sharable).
  *
  * Not sharable (thread stacks, malloc, TLS, or any address before the
- * runtime starts): the CPU's atomic with the instruction's memory order.
+ * runtime starts), and every address in a one-node job: the CPU's atomic
+ * with the instruction's memory order.
  * Sharable and aligned: dsm_coh_atomic, sequentially consistent across the
  * cluster.  Sharable but misaligned (a __sync builtin on a packed field):
  * the locked path.
@@ -193,7 +194,7 @@ static uint64_t locked_cmpxchg(void *addr, size_t size, uint64_t expected,
 
 static uint64_t word_load(void *addr, size_t size, int order)
 {
-    if (!dsm_is_sharable(addr))
+    if (shim_atomic_native(addr))
         return native_load(addr, size, order);
     if (shim_atomic_is_word(addr, size))
         return shim_atomic_coh(addr, size, DSM_ATOMIC_LOAD, 0, 0);
@@ -204,7 +205,7 @@ static uint64_t word_load(void *addr, size_t size, int order)
 
 static void word_store(void *addr, size_t size, uint64_t value, int order)
 {
-    if (!dsm_is_sharable(addr)) {
+    if (shim_atomic_native(addr)) {
         native_store(addr, size, value, order);
     } else if (shim_atomic_is_word(addr, size)) {
         shim_atomic_coh(addr, size, DSM_ATOMIC_STORE, value, 0);
@@ -218,7 +219,7 @@ static void word_store(void *addr, size_t size, uint64_t value, int order)
 static uint64_t word_rmw(void *addr, size_t size, uint64_t operand, int op,
                          int order)
 {
-    if (!dsm_is_sharable(addr))
+    if (shim_atomic_native(addr))
         return native_rmw(addr, size, operand, op, order);
     if (shim_atomic_is_word(addr, size))
         return shim_atomic_coh(addr, size, shim_atomic_coh_op(op), operand, 0);
@@ -228,7 +229,7 @@ static uint64_t word_rmw(void *addr, size_t size, uint64_t operand, int op,
 static uint64_t word_cmpxchg(void *addr, size_t size, uint64_t expected,
                              uint64_t desired, int success, int failure)
 {
-    if (!dsm_is_sharable(addr))
+    if (shim_atomic_native(addr))
         return native_cmpxchg(addr, size, expected, desired, success, failure);
     if (shim_atomic_is_word(addr, size))
         return shim_atomic_coh(addr, size, DSM_ATOMIC_CAS, desired, expected);

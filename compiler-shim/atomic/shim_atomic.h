@@ -6,10 +6,11 @@
  * Layer: compiler-shim (internal header).  Application threads only.
  *
  * Every entry point decides per call: an address outside the sharable
- * region takes the native path (the CPU's atomics, or libatomic's for what
- * clang did not inline), exactly what the program would have done without
- * dsmomp.  A sharable, naturally aligned 1, 2, 4 or 8-byte object goes to
- * dsm_coh_atomic, which operates on the home's copy.  Any other sharable
+ * region, or any address in a one-node job, takes the native path (the
+ * CPU's atomics, or libatomic's for what clang did not inline), exactly
+ * what the program would have done without dsmomp.  A sharable, naturally
+ * aligned 1, 2, 4 or 8-byte object goes to dsm_coh_atomic, which operates
+ * on the home's copy.  Any other sharable
  * object (16 bytes, odd sizes, misaligned) is updated piece by piece
  * through dsm_coh_atomic under a cluster lock named by its address.  A
  * given object always takes the same path, so the paths never race with
@@ -26,6 +27,14 @@
 #include "coherence.h"
 
 #define SHIM_ATOMIC_EXPORT __attribute__((visibility("default")))
+
+/* True when the CPU's own atomic is exact for the object: it is not
+ * sharable, or the job has one node (every access to it is then made by
+ * this process, and all of them take this path). */
+static inline bool shim_atomic_native(const void *addr)
+{
+    return !dsm_is_sharable(addr) || dsm_num_nodes() < 2;
+}
 
 /* True when dsm_coh_atomic can take the object: size 1, 2, 4 or 8 and
  * naturally aligned. */

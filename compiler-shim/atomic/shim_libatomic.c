@@ -138,7 +138,7 @@ SHIM_ATOMIC_EXPORT bool __dsm_libatomic_compare_exchange(
 
 void __dsm_libatomic_load(size_t size, void *src, void *dest, int order)
 {
-    if (!dsm_is_sharable(src))
+    if (shim_atomic_native(src))
         libatomic_load(size, src, dest, order);
     else
         sharable_load(src, size, dest);
@@ -146,7 +146,7 @@ void __dsm_libatomic_load(size_t size, void *src, void *dest, int order)
 
 void __dsm_libatomic_store(size_t size, void *dest, void *src, int order)
 {
-    if (!dsm_is_sharable(dest))
+    if (shim_atomic_native(dest))
         libatomic_store(size, dest, src, order);
     else
         sharable_store(dest, size, src);
@@ -155,7 +155,7 @@ void __dsm_libatomic_store(size_t size, void *dest, void *src, int order)
 void __dsm_libatomic_exchange(size_t size, void *obj, void *val, void *old,
                               int order)
 {
-    if (!dsm_is_sharable(obj))
+    if (shim_atomic_native(obj))
         libatomic_exchange(size, obj, val, old, order);
     else
         sharable_exchange(obj, size, val, old);
@@ -164,7 +164,7 @@ void __dsm_libatomic_exchange(size_t size, void *obj, void *val, void *old,
 bool __dsm_libatomic_compare_exchange(size_t size, void *obj, void *expected,
                                       void *desired, int success, int failure)
 {
-    if (!dsm_is_sharable(obj))
+    if (shim_atomic_native(obj))
         return libatomic_compare_exchange(size, obj, expected, desired,
                                           success, failure);
     return sharable_compare_exchange(obj, size, expected, desired);
@@ -177,7 +177,7 @@ bool __dsm_libatomic_compare_exchange(size_t size, void *obj, void *expected,
                                                       int order);             \
     T __dsm_libatomic_##NAME##_##N(void *obj, T val, int order)               \
     {                                                                         \
-        if (!dsm_is_sharable(obj))                                            \
+        if (shim_atomic_native(obj))                                            \
             return libatomic_##NAME##_##N(obj, val, order);                   \
         T old;                                                                \
         sharable_fetch(obj, N, OP, &val, &old);                               \
@@ -194,7 +194,7 @@ bool __dsm_libatomic_compare_exchange(size_t size, void *obj, void *expected,
         void *obj, void *expected, T desired, int success, int failure);      \
     T __dsm_libatomic_load_##N(void *obj, int order)                          \
     {                                                                         \
-        if (!dsm_is_sharable(obj))                                            \
+        if (shim_atomic_native(obj))                                            \
             return libatomic_load_##N(obj, order);                            \
         T val;                                                                \
         sharable_load(obj, N, &val);                                          \
@@ -202,14 +202,14 @@ bool __dsm_libatomic_compare_exchange(size_t size, void *obj, void *expected,
     }                                                                         \
     void __dsm_libatomic_store_##N(void *obj, T val, int order)               \
     {                                                                         \
-        if (!dsm_is_sharable(obj))                                            \
+        if (shim_atomic_native(obj))                                            \
             libatomic_store_##N(obj, val, order);                             \
         else                                                                  \
             sharable_store(obj, N, &val);                                     \
     }                                                                         \
     T __dsm_libatomic_exchange_##N(void *obj, T val, int order)               \
     {                                                                         \
-        if (!dsm_is_sharable(obj))                                            \
+        if (shim_atomic_native(obj))                                            \
             return libatomic_exchange_##N(obj, val, order);                   \
         T old;                                                                \
         sharable_exchange(obj, N, &val, &old);                                \
@@ -219,7 +219,7 @@ bool __dsm_libatomic_compare_exchange(size_t size, void *obj, void *expected,
                                               T desired, int success,         \
                                               int failure)                    \
     {                                                                         \
-        if (!dsm_is_sharable(obj))                                            \
+        if (shim_atomic_native(obj))                                            \
             return libatomic_compare_exchange_##N(obj, expected, desired,     \
                                                   success, failure);          \
         return sharable_compare_exchange(obj, N, expected, &desired);         \
