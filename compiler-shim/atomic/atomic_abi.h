@@ -24,6 +24,16 @@
  *   complex, __int128, misaligned objects) and the 16-byte or under-aligned
  *   atomic instructions.
  *
+ *   Reductions whose variables' sizes the pass can see (see
+ *   atomic_reduce.cpp): __kmpc_reduce and __kmpc_reduce_nowait calls become
+ *     kmp_int32 __dsm_reduce_sized(ident_t *loc, kmp_int32 gtid,
+ *         kmp_int32 num_vars, size_t reduce_size, void *reduce_data,
+ *         void (*reduce_func)(void *, void *), kmp_critical_name *lck,
+ *         const uint64_t *sizes)
+ *   (and __dsm_reduce_nowait_sized): the same arguments, then a constant
+ *   array of num_vars sizes in bytes of the variables reduce_data points to.
+ *   Their ends stay __kmpc_end_reduce and __kmpc_end_reduce_nowait.
+ *
  * Orders are the C ABI's __ATOMIC_* numbers (0 relaxed .. 5 seq_cst).
  * Programs compiled with the plug-in carry these numbers and names: change
  * them only together with a new name.
@@ -52,5 +62,7 @@ enum dsm_rmw_op {
 
 #define DSM_ATOMIC_PREFIX "__dsm_atomic_"
 #define DSM_LIBATOMIC_PREFIX "__dsm_libatomic_"
+#define DSM_REDUCE_SIZED "__dsm_reduce_sized"
+#define DSM_REDUCE_NOWAIT_SIZED "__dsm_reduce_nowait_sized"
 
 #endif

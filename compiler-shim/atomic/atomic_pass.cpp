@@ -14,6 +14,8 @@
  * rewrite inserts take addresses and would look like captures.  Fences and
  * plain loads and stores are left alone: between atomics the program's own
  * synchronisation (barrier, lock) carries the data through the DSM.
+ * Reductions whose variables' sizes are known get them passed to the
+ * runtime (atomic_reduce.cpp).
  */
 #include "atomic_abi.h"
 #include "atomic_pass.h"
@@ -81,6 +83,8 @@ Function *selectedLibatomicCallee(CallBase &Call, StringRef &Suffix) {
 } // namespace
 
 PreservedAnalyses RewritePass::run(Module &M, ModuleAnalysisManager &) {
+  bool Reductions = rewriteReductions(M);
+
   // Read-modify-writes the runtime has no entry for become cmpxchg loops
   // first; the scan below then finds their cmpxchg like any other.
   SmallVector<AtomicRMWInst *, 8> Expand;
@@ -123,7 +127,7 @@ PreservedAnalyses RewritePass::run(Module &M, ModuleAnalysisManager &) {
       Old->eraseFromParent();
   }
 
-  bool Changed = !Expand.empty() || !Atomics.empty() || !Libcalls.empty();
+  bool Changed = Reductions || !Expand.empty() || !Atomics.empty() || !Libcalls.empty();
   return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
 }
 

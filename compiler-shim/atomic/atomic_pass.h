@@ -9,6 +9,8 @@
  *   expandToCmpXchgLoop    turns an atomicrmw the runtime has no entry for
  *                          into a compare-exchange loop
  *   rewriteAtomic          replaces one atomic instruction by a call
+ *   rewriteReductions      passes the sizes of reduction variables to the
+ *                          runtime where they are known
  */
 #ifndef DSM_ATOMIC_PASS_H
 #define DSM_ATOMIC_PASS_H
@@ -46,6 +48,10 @@ void expandToCmpXchgLoop(llvm::AtomicRMWInst &RMW);
 // the runtime.  Reports an error through the context and leaves the
 // instruction when it cannot be handled (more than 16 bytes).
 void rewriteAtomic(llvm::Instruction &I);
+
+// Replaces __kmpc_reduce{,_nowait} calls whose variables' sizes are known
+// by the sized entries of atomic_abi.h; true when anything changed.
+bool rewriteReductions(llvm::Module &M);
 
 } // namespace dsm_atomic
 

@@ -18,6 +18,8 @@ void fj_team_barrier(fj_thread_t *self)
     self->barriers++;
     /* every loop met so far is finished everywhere after this barrier */
     self->loops_safe = self->loops;
+    /* and node 0 has combined every reduction's partial results */
+    self->reductions_safe = self->reductions;
     uint32_t gen = atomic_load_explicit(&team->bar_gen, memory_order_acquire);
     if (atomic_fetch_add_explicit(&team->bar_arrived, 1,
                                   memory_order_acq_rel) + 1 ==

@@ -22,6 +22,7 @@
 enum fj_am_id {
     FJ_AM_FORK = 20,     /* node 0 -> all: start a region */
     FJ_AM_EXIT = 21,     /* node 0 -> all: finish with a status */
+    FJ_AM_REDUCE = 22,   /* all -> node 0: a reduction's partial result */
 };
 
 #define FJ_LOOP_SLOTS  8     /* dispatch loops that may be open at once */
@@ -71,7 +72,9 @@ typedef struct fj_control {
     uint64_t single_last;    /* the last single instance claimed */
     uint64_t copyprivate;    /* the single thread's pointer list */
     uint64_t join_word;      /* proxy nodes: (region << 32) | barriers */
-    uint64_t pad[5];
+    uint64_t red_done;       /* node 0: (region << 32) | the last reduction
+                                whose partial results it combined */
+    uint64_t pad[4];
     fj_loop_slot_t loops[FJ_LOOP_SLOTS];
 } fj_control_t;
 
@@ -111,11 +114,13 @@ typedef struct fj_loop {
     uint64_t ord_known;      /* the team counter, as last seen */
 } fj_loop_t;
 
-/* A reduction being combined inside a node. */
+/* A reduction being combined inside a node; lock guards seq and data, and
+ * the combining into data. */
 typedef struct fj_red_entry {
+    _Atomic uint32_t lock;
+    _Atomic uint32_t count;  /* members combined so far */
     uint64_t seq;            /* the member's reduction number; 0: free */
     void *data;              /* the holder's private copies */
-    int count;               /* members combined so far */
 } fj_red_entry_t;
 
 /* One node's view of the current region. */
@@ -140,8 +145,6 @@ typedef struct fj_team {
     uint64_t single_decided;
 
     /* reductions combined inside the node */
-    pthread_mutex_t red_mutex;
-    pthread_cond_t red_cond;
     fj_red_entry_t red[FJ_RED_ENTRIES];
 
     /* dispatch loops */
@@ -162,6 +165,7 @@ typedef struct fj_thread {
     /* constructs met in the current region, in the order every member
      * meets them */
     uint64_t loops, loops_safe, singles, reductions, barriers;
+    uint64_t reductions_safe;  /* reductions met before the last barrier */
     fj_icv_t icv;
     fj_loop_t loop[FJ_MAX_LEVELS];
 } fj_thread_t;

@@ -1,58 +1,169 @@
 /*
  * fj_reduce.c - reductions across threads and nodes, never through inline
- * atomics (those would bypass the DSM).  The members of one node combine
- * into the private copies of the first to arrive (reduce_func runs on
- * pointers valid in that node); that thread - one per node - gets 1 and
- * combines into the shared original under a cluster lock named by the
- * reduction's lock variable; the others get 0.  The barrier that follows
- * the construct (or the region's join) makes the result visible.
+ * atomics (those would bypass the DSM).
+ *
+ * Inside a node the members combine into the private copies of the first
+ * to arrive (reduce_func runs on pointers valid in that node), under a
+ * spin lock of the reduction's entry; that thread - the holder - waits
+ * until every member has combined (a short spin, then a futex sleep).
+ *
+ * Across nodes, two paths; every node takes the same one for a given
+ * reduction (the choice depends only on what every member knows alike):
+ *  - partials (the compiler told the sizes of the variables and they fit
+ *    in FJ_RED_MAX_BYTES): each other node's holder packs its partial
+ *    result into one REDUCE message to node 0 and gets 0; node 0's holder
+ *    waits for them, combines them into its private copies, and alone gets
+ *    1 to write the original.  One message per node, no lock, no page
+ *    moves.  Node 0 has FJ_RED_SLOTS slots per node, emptied before its
+ *    next barrier; a node that runs more nowait reductions than that
+ *    since the last barrier first waits until node 0 has combined the
+ *    slot's previous reduction (node 0's red_done word).
+ *  - locked (sizes unknown: array sections, VLAs, programs compiled
+ *    without dsmcc's plug-in): every node's holder gets 1 and combines
+ *    into the original under a cluster lock named by the reduction's lock
+ *    variable.
+ * Either way the barrier that follows the construct (clang emits it after
+ * __kmpc_end_reduce, or it is the region's join) publishes the result.
+ * The two paths do not order against each other: nowait reductions of one
+ * variable without a barrier between them must take the same path (limit
+ * in design.md).
  *
  * Layer: forkjoin.  Entry points: fj_reduce_begin, fj_reduce_end.
  * Members of a region; a lone thread gets 1 at once.
  */
+#include <sched.h>
 #include <stdint.h>
 
 #include "fj_internal.h"
+#include "fj_partials.h"
+#include "fj_wait.h"
+#include "fj_words.h"
 
-int fj_reduce_begin(void *data, void (*combine)(void *lhs, void *rhs),
-                    const void *key)
+/* Variables of one reduction on the partials path, at most. */
+#define RED_MAX_VARS 16
+
+typedef void (*combine_fn)(void *lhs, void *rhs);
+
+static void entry_lock(fj_red_entry_t *e)
+{
+    for (unsigned i = 1;
+         atomic_exchange_explicit(&e->lock, 1, memory_order_acquire); i++) {
+        while (atomic_load_explicit(&e->lock, memory_order_relaxed))
+            fj_cpu_relax();
+        if ((i & 255) == 0)
+            sched_yield();
+    }
+}
+
+static void entry_unlock(fj_red_entry_t *e)
+{
+    atomic_store_explicit(&e->lock, 0, memory_order_release);
+}
+
+/* Combine the node's members into the first one's copies; returns 1 to
+ * that one once every member has combined, 0 to the others. */
+static int combine_in_node(fj_team_t *team, uint64_t seq, void *data,
+                           combine_fn combine)
+{
+    uint32_t members = (uint32_t)team->local_count;
+    if (members == 1)
+        return 1;
+    fj_red_entry_t *e = &team->red[seq % FJ_RED_ENTRIES];
+    for (;;) {
+        entry_lock(e);
+        if (e->seq == 0 || e->seq == seq)
+            break;
+        /* a reduction FJ_RED_ENTRIES earlier still holds the entry */
+        entry_unlock(e);
+        sched_yield();
+    }
+    if (e->seq == 0) {
+        e->seq = seq;
+        e->data = data;
+        atomic_store_explicit(&e->count, 1, memory_order_relaxed);
+        entry_unlock(e);
+        fj_wait_at_least(&e->count, members);
+        entry_lock(e);
+        e->seq = 0;
+        entry_unlock(e);
+        return 1;
+    }
+    combine(e->data, data);
+    uint32_t n = atomic_fetch_add_explicit(&e->count, 1,
+                                           memory_order_acq_rel) + 1;
+    entry_unlock(e);
+    if (n == members)
+        fj_wake_all(&e->count);
+    return 0;
+}
+
+/* Offsets of the variables in a packed partial result (each 16-byte
+ * aligned) and its length; 0 when they do not fit the partials path. */
+static size_t pack_layout(int nvars, const uint64_t *sizes, size_t *off)
+{
+    if (nvars < 1 || nvars > RED_MAX_VARS)
+        return 0;
+    size_t len = 0;
+    for (int i = 0; i < nvars; i++) {
+        len = (len + 15) & ~(size_t)15;
+        if (sizes[i] == 0 || sizes[i] > FJ_RED_MAX_BYTES - len)
+            return 0;
+        off[i] = len;
+        len += sizes[i];
+    }
+    return len;
+}
+
+/* The holder's side of the partials path; returns what it gets. */
+static int reduce_by_partials(fj_team_t *team, uint64_t seq, void *data,
+                              combine_fn combine, int nvars,
+                              const uint64_t *sizes, const size_t *off,
+                              size_t len)
+{
+    void **mine = data;
+    uint64_t tag = (team->region & 0xffffffffu) << 32;
+    if (fj.rank != 0) {
+        _Alignas(16) unsigned char packed[FJ_RED_MAX_BYTES];
+        for (int i = 0; i < nvars; i++)
+            __builtin_memcpy(packed + off[i], mine[i], sizes[i]);
+        if (seq - fj_self()->reductions_safe > FJ_RED_SLOTS)
+            fj_word_wait_at_least(FJ_WORD(red_done),
+                                  tag | (seq - FJ_RED_SLOTS));
+        fj_partials_send(team->region, seq, packed, len);
+        return 0;
+    }
+    void *theirs[RED_MAX_VARS];
+    for (int src = 1; src < team->nodes; src++) {
+        const unsigned char *bytes =
+            fj_partials_wait(src, team->region, seq, len);
+        for (int i = 0; i < nvars; i++)
+            theirs[i] = (void *)(bytes + off[i]);
+        combine(data, theirs);
+        fj_partials_release(src, seq);
+    }
+    __atomic_store_n(&fj.control->red_done, tag | seq, __ATOMIC_RELEASE);
+    return 1;
+}
+
+int fj_reduce_begin(void *data, combine_fn combine, const void *key,
+                    int nvars, const uint64_t *sizes)
 {
     fj_thread_t *self = fj_self();
     if (fj_alone(self))
         return 1;
     fj_team_t *team = self->team;
     uint64_t seq = ++self->reductions;
-    int holder = 0;
-
-    pthread_mutex_lock(&team->red_mutex);
-    fj_red_entry_t *e = &team->red[seq % FJ_RED_ENTRIES];
-    while (e->seq != 0 && e->seq != seq)
-        pthread_cond_wait(&team->red_cond, &team->red_mutex);
-    if (e->seq == 0) {
-        e->seq = seq;
-        e->data = data;
-        e->count = 1;
-        holder = 1;
-    } else {
-        combine(e->data, data);
-        if (++e->count == team->local_count)
-            pthread_cond_broadcast(&team->red_cond);
-    }
-    if (holder) {
-        /* our copies hold the node's partial result once all arrived */
-        while (e->count < team->local_count)
-            pthread_cond_wait(&team->red_cond, &team->red_mutex);
-        e->seq = 0;
-        pthread_cond_broadcast(&team->red_cond);
-    }
-    pthread_mutex_unlock(&team->red_mutex);
-    if (!holder)
+    if (!combine_in_node(team, seq, data, combine))
         return 0;
+    if (team->nodes == 1)
+        return 1;
 
-    if (team->nodes > 1) {
-        fj_named_lock(key, "reduction");
-        self->red_locked = 1;
-    }
+    size_t off[RED_MAX_VARS], len;
+    if (sizes && (len = pack_layout(nvars, sizes, off)) != 0)
+        return reduce_by_partials(team, seq, data, combine, nvars, sizes,
+                                  off, len);
+    fj_named_lock(key, "reduction");
+    self->red_locked = 1;
     return 1;
 }
 

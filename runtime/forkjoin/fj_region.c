@@ -92,6 +92,7 @@ void fj_member_run(fj_thread_t *self, int local)
     self->serial = 0;
     self->loops = self->loops_safe = 0;
     self->singles = self->reductions = self->barriers = 0;
+    self->reductions_safe = 0;
     self->icv = team->icv;
     int32_t gtid = self->gtid, btid = self->num;
     call_microtask(team->microtask, &gtid, &btid, team->args);

@@ -15,6 +15,7 @@
 #include "fj_internal.h"
 #include "sys_stack.h"
 #include "fj_mailbox.h"
+#include "fj_partials.h"
 #include "sys_region.h"
 
 fj_node_t fj;
@@ -54,8 +55,6 @@ static char **sharable_vector(char **v)
 static void team_init(fj_team_t *team)
 {
     pthread_mutex_init(&team->single_mutex, NULL);
-    pthread_mutex_init(&team->red_mutex, NULL);
-    pthread_cond_init(&team->red_cond, NULL);
     pthread_mutex_init(&team->loop_mutex, NULL);
     pthread_cond_init(&team->loop_cond, NULL);
 }
@@ -84,6 +83,7 @@ static void join_job(void)
                   dsm_status_string(st));
     fj.control = control;
     fj_mailbox_register();
+    fj_partials_register();
     if ((st = dsm_coh_init(&args)) != DSM_OK)
         dsm_fatal("cannot start the DSM runtime: %s", dsm_status_string(st));
     /* one thread per node takes part in every dsm_barrier; the node's

@@ -70,15 +70,25 @@ void fj_word_put(size_t off, uint64_t value)
     fj_word_swap(off, value);
 }
 
+static void poll_pause(unsigned polls)
+{
+    dsm_tp_progress();
+    if (polls < 64) {
+        sched_yield();
+    } else {
+        struct timespec pause = {0, 20000};
+        nanosleep(&pause, NULL);
+    }
+}
+
 void fj_word_wait(size_t off, uint64_t value)
 {
-    for (unsigned polls = 0; fj_word_load(off) != value; polls++) {
-        dsm_tp_progress();
-        if (polls < 64) {
-            sched_yield();
-        } else {
-            struct timespec pause = {0, 20000};
-            nanosleep(&pause, NULL);
-        }
-    }
+    for (unsigned polls = 0; fj_word_load(off) != value; polls++)
+        poll_pause(polls);
+}
+
+void fj_word_wait_at_least(size_t off, uint64_t value)
+{
+    for (unsigned polls = 0; fj_word_load(off) < value; polls++)
+        poll_pause(polls);
 }

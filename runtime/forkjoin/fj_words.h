@@ -26,5 +26,7 @@ uint64_t fj_word_swap_at(int rank, size_t off, uint64_t value);
  * a core from the one it waits for.  No time limit: the wait is for the
  * application (an ordered iteration); a dead peer fails the poll. */
 void fj_word_wait(size_t off, uint64_t value);
+/* The same, until the word is at least value (a counter node 0 raises). */
+void fj_word_wait_at_least(size_t off, uint64_t value);
 
 #endif

@@ -61,10 +61,15 @@ int  fj_single_begin(void);
  * (list_bytes long), copy(dst_list, src_list) copies them. */
 void fj_copyprivate(void *data, size_t list_bytes,
                     void (*copy)(void *dst, void *src), int didit);
-/* Returns 1 to the one thread per node that must combine into the
- * original variables (between begin and end), 0 to the others. */
+/* Returns 1 to each thread that must combine into the original variables
+ * (between begin and end), 0 to the others.  data: the list of pointers to
+ * the calling thread's private copies, nvars of them; sizes: their sizes
+ * in bytes, or NULL when the compiler did not tell them (array sections):
+ * with sizes, the other nodes send their partial results to node 0 and
+ * node 0's thread alone gets 1; without, one thread per node gets 1 and
+ * combines under a cluster lock named by key. */
 int  fj_reduce_begin(void *data, void (*combine)(void *lhs, void *rhs),
-                     const void *key);
+                     const void *key, int nvars, const uint64_t *sizes);
 void fj_reduce_end(const void *key);
 /* DSM locks and flush for the shim (omp_*_lock, __kmpc_flush): run on the
  * calling thread's private runtime stack (see fj_rtstack.c). */

@@ -2,7 +2,10 @@
  * omp_reduction.c - reductions combined across threads and nodes: +, *,
  * -, max, min, && and || on int, long and double, &, | and ^ on int and
  * long; on loops and on a region, with and without nowait, repeated,
- * against the serial result.  The results are printed for the libomp
+ * against the serial result.  Both runtime paths: variables whose sizes
+ * dsmcc's plug-in passes (partial results sent to node 0) and array
+ * sections of a VLA, or more variables or more reductions between two
+ * barriers than that path takes (cluster lock).  The results are printed for the libomp
  * cross-check.
  *
  * Test program (dsmcc, dsmrun).  Exit status 0 when everything matched.
@@ -188,10 +191,54 @@ static void in_region(void)
     RESULT("region %ld %ld %g %ld", a, b, c, members);
 }
 
-int main(void)
+/* A whole fixed-size array (sizes known), array sections of a VLA (sizes
+ * unknown: the locked path), and more nowait reductions in a row than the
+ * partials path takes between two barriers. */
+static void arrays_and_runs(int n)
 {
+    int whole[4] = {0, 0, 0, 0};
+    long vla[n];
+    for (int i = 0; i < n; i++)
+        vla[i] = 0;
+#pragma omp parallel for reduction(+ : whole)
+    for (int i = 0; i < N; i++)
+        whole[i % 4] += i;
+#pragma omp parallel for reduction(+ : vla[0:n])
+    for (int i = 0; i < N; i++)
+        vla[i % n] += 2 * i;
+    long expect_whole[4] = {0, 0, 0, 0}, expect_vla[8] = {0};
+    for (int i = 0; i < N; i++) {
+        expect_whole[i % 4] += i;
+        expect_vla[i % n] += 2 * i;
+    }
+    for (int k = 0; k < 4; k++)
+        CHECK_EQ_LONG(whole[k], expect_whole[k]);
+    for (int k = 0; k < n; k++)
+        CHECK_EQ_LONG(vla[k], expect_vla[k]);
+
+    enum { RUN = 10 };
+    long total = 0;
+#pragma omp parallel
+    for (int r = 0; r < RUN; r++) {
+#pragma omp for schedule(static) reduction(+ : total) nowait
+        for (int i = 0; i < N; i++)
+            total += i + r;
+    }
+    long expect_total = 0;
+    for (int r = 0; r < RUN; r++)
+        for (int i = 0; i < N; i++)
+            expect_total += i + r;
+    CHECK_EQ_LONG(total, expect_total);
+    RESULT("arrays %d %d %ld total %ld", whole[0], whole[3], vla[n - 1],
+           total);
+}
+
+int main(int argc, char **argv)
+{
+    (void)argv;
     loops();
     subtract_logical_bitwise();
     in_region();
+    arrays_and_runs(argc + 4);
     return check_status("omp_reduction");
 }
