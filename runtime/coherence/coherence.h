@@ -11,6 +11,8 @@
  *   dsm_coh_lock_named        a cluster-wide lock derived from a key that is
  *                             the same on every node (e.g. the address of a
  *                             critical section's name variable)
+ *   dsm_coh_handoff_export/import   a one-way release/acquire carried in
+ *                             the caller's own message (a fork)
  * Called from the main thread at start-up (init, reserve) or from any
  * application thread (the rest); never from the fault handler.
  */
@@ -77,5 +79,18 @@ typedef enum dsm_coh_atomic_op {
 dsm_status_t dsm_coh_atomic(void *addr, unsigned size, dsm_coh_atomic_op_t op,
                             uint64_t operand, uint64_t expected,
                             uint64_t *old);
+
+/* A release by this node that other nodes acquire without a barrier
+ * (coh_handoff.c).  Export closes this node's interval and writes the
+ * write notices of its intervals since the last barrier into buf (at most
+ * cap bytes, cap >= DSM_COH_HANDOFF_MIN; more notices than fit make the
+ * receivers invalidate everything), *len the bytes used.  Import, on a
+ * receiving node: invalidate what the notices of node from name and take
+ * its vector time.  Correct when no other node created intervals since
+ * the last barrier that the receiver lacks (fork-join: only node 0 runs
+ * between a join and the next fork). */
+#define DSM_COH_HANDOFF_MIN 16
+dsm_status_t dsm_coh_handoff_export(void *buf, size_t cap, size_t *len);
+dsm_status_t dsm_coh_handoff_import(int from, const void *buf, size_t len);
 
 #endif

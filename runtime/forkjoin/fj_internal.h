@@ -41,7 +41,12 @@ typedef struct fj_icv {
     fj_sched_t sched;
 } fj_icv_t;
 
-/* FORK: the region as node 0 starts it.  args[] holds argc entries. */
+/* Bytes of node 0's write notices a FORK carries, at most (more make the
+ * receivers invalidate every page). */
+#define FJ_HANDOFF_BYTES 16384
+
+/* FORK: the region as node 0 starts it.  args[] holds argc entries; then
+ * come handoff_bytes of node 0's write notices (dsm_coh_handoff_export). */
 typedef struct fj_fork_msg {
     uint64_t region;         /* 1, 2, ... */
     uint64_t microtask;      /* same address everywhere (no ASLR) */
@@ -50,6 +55,8 @@ typedef struct fj_fork_msg {
     int32_t nthreads;        /* team size */
     int32_t argc;
     int32_t icv_nthreads, icv_dynamic, sched_kind, sched_chunk;
+    uint32_t handoff_bytes;
+    uint32_t pad;
     uint64_t args[FJ_MAX_ARGS];
 } fj_fork_msg_t;
 

@@ -1,5 +1,7 @@
 /*
  * fj_mailbox.c - node 0's messages to the other nodes between regions.
+ * A FORK carries node 0's write notices since the last barrier, imported
+ * (pages invalidated) before the region starts: the fork's acquire.
  * One message is pending at most: node 0 sends the next only after a
  * barrier every node took part in after taking the previous one, so a
  * second arrival before the first was taken is a protocol error.
@@ -22,11 +24,13 @@
 #include "base_config.h"
 #include "base_log.h"
 #include "base_time.h"
+#include "coherence.h"
 #include "fj_wait.h"
 #include "transport.h"
 
 static _Atomic uint32_t posted, taken;
 static fj_fork_msg_t pending_fork;
+static char pending_handoff[FJ_HANDOFF_BYTES];
 static int pending_exit, pending_status;
 
 static void post(int src, const char *what)
@@ -48,16 +52,23 @@ static void on_fork(int src, const void *payload, size_t len, void *arg)
 {
     const size_t head = offsetof(fj_fork_msg_t, args);
     post(src, "FORK");
-    if (len < head || len > sizeof(fj_fork_msg_t))
+    if (len < head)
         dsm_fatal("malformed FORK message (%zu bytes)", len);
     memset(&pending_fork, 0, sizeof pending_fork);
-    memcpy(&pending_fork, payload, len);
+    memcpy(&pending_fork, payload, head);
+    size_t args = pending_fork.argc >= 0 && pending_fork.argc <= FJ_MAX_ARGS
+                      ? (size_t)pending_fork.argc * sizeof(uint64_t)
+                      : 0;
     if (pending_fork.argc < 0 || pending_fork.argc > FJ_MAX_ARGS ||
-        len != head + (size_t)pending_fork.argc * sizeof(uint64_t) ||
+        pending_fork.handoff_bytes > FJ_HANDOFF_BYTES ||
+        len != head + args + pending_fork.handoff_bytes ||
         pending_fork.nthreads < 2 ||
         pending_fork.nthreads > fj.size * fj.threads)
         dsm_fatal("malformed FORK message (%zu bytes, %d arguments, %d "
                   "threads)", len, pending_fork.argc, pending_fork.nthreads);
+    memcpy(pending_fork.args, (const char *)payload + head, args);
+    memcpy(pending_handoff, (const char *)payload + head + args,
+           pending_fork.handoff_bytes);
     pending_exit = 0;
     deliver();
 }
@@ -101,10 +112,17 @@ int fj_mailbox_wait(fj_fork_msg_t *fork, int *status)
                 sched_yield();
     }
     int is_exit = pending_exit;
-    if (is_exit)
+    if (is_exit) {
         *status = pending_status;
-    else
+    } else {
         *fork = pending_fork;
+        /* node 0's serial writes, acquired before the region runs */
+        dsm_status_t st = dsm_coh_handoff_import(0, pending_handoff,
+                                                 pending_fork.handoff_bytes);
+        if (st != DSM_OK)
+            dsm_fatal("node 0's write notices in FORK: %s",
+                      dsm_status_string(st));
+    }
     atomic_store_explicit(&taken, seen + 1, memory_order_release);
     return is_exit;
 }

@@ -1,8 +1,14 @@
 /*
  * fj_region.c - parallel regions: node 0's fork (the FORK message to every
- * node, a barrier that makes node 0's serial writes visible, the members
- * on every node, the join barrier), serialised regions, and the worker
- * loop of the other nodes.
+ * node, carrying node 0's write notices since the last barrier, which make
+ * its serial writes visible: a one-way release/acquire, no barrier), the
+ * members on every node, the join barrier; serialised regions, and the
+ * worker loop of the other nodes.
+ *
+ * Why no barrier at the fork: between a join and the next fork only node
+ * 0 runs, so its own intervals are all the others lack; the join barrier
+ * still makes every member's writes visible to node 0 and keeps one FORK
+ * pending at most (fj_mailbox.c).
  *
  * Layer: forkjoin.  fj_fork and fj_serialized_*: any application thread
  * (only node 0's master, outside any region, starts a team; everything
@@ -18,6 +24,7 @@
 #include <string.h>
 
 #include "base_log.h"
+#include "coherence.h"
 #include "fj_internal.h"
 #include "fj_mailbox.h"
 #include "fj_words.h"
@@ -116,8 +123,6 @@ static void proxy_region(const fj_team_t *team)
 void fj_leader_region(fj_thread_t *self)
 {
     fj_team_t *team = &fj.team;
-    if (team->nodes > 1)
-        fj_global_barrier();          /* node 0's serial writes, acquired */
     if (team->local_count == 0) {
         proxy_region(team);
         return;
@@ -170,8 +175,21 @@ void fj_fork(const char *where, fj_microtask_t microtask, int argc,
         msg.args[i] = (uint64_t)(uintptr_t)args[i];
     size_t len = offsetof(fj_fork_msg_t, args) +
                  (size_t)argc * sizeof(uint64_t);
+    /* node 0's serial writes: released here, acquired by each node from
+     * the message (written once, by the only thread that forks) */
+    static char handoff[FJ_HANDOFF_BYTES];
+    size_t handoff_len = 0;
+    if (fj.size > 1) {
+        dsm_status_t st = dsm_coh_handoff_export(handoff, sizeof handoff,
+                                                 &handoff_len);
+        if (st != DSM_OK)
+            dsm_fatal("releasing node 0's writes for the parallel region at "
+                      "%s: %s", where, dsm_status_string(st));
+    }
+    msg.handoff_bytes = (uint32_t)handoff_len;
     for (int node = 1; node < fj.size; node++) {
-        dsm_status_t st = dsm_tp_am_send(node, FJ_AM_FORK, &msg, len);
+        dsm_status_t st = dsm_tp_am_sendv(node, FJ_AM_FORK, &msg, len,
+                                          handoff, handoff_len);
         if (st != DSM_OK)
             dsm_fatal("starting the parallel region at %s on node %d: %s",
                       where, node, dsm_status_string(st));

@@ -2,8 +2,10 @@
  * omp_memory.c - the memory a region shares: globals (zero-initialised,
  * initialised, spanning many pages), a function's static variable, and a
  * heap array from kmp_sharable_malloc; one allocated inside a region by
- * one thread and filled by all.  (The program's plain malloc is sharable
- * too: omp_heap.c tests it.)
+ * one thread and filled by all; node 0's serial writes seen by every
+ * thread of the next region, also when they are so many intervals that
+ * their write notices overflow the fork message.  (The program's plain
+ * malloc is sharable too: omp_heap.c tests it.)
  *
  * Test program (dsmcc, dsmrun).  Exit status 0 when everything matched.
  */
@@ -23,6 +25,34 @@ static long *counter_cell(void)
 {
     static long cell;
     return &cell;
+}
+
+/* Node 0 writes the first word of every page of big between regions, in
+ * one interval or (with a flush after each write) in 1200: 16 bytes of
+ * notice each, more than a fork carries, so the other nodes invalidate
+ * every page instead.  Every thread then checks every page. */
+#define PAGE_LONGS 512
+#define PAGES (BIG / PAGE_LONGS)
+
+static void serial_writes(void)
+{
+    for (int round = 1; round <= 3; round++) {
+        int writes = round == 2 ? 1200 : PAGES;
+        for (int k = 0; k < writes; k++) {
+            big[(k % PAGES) * PAGE_LONGS] = 1000L * round + k;
+            if (round == 2) {
+#pragma omp flush
+            }
+        }
+        long bad = 0;
+#pragma omp parallel reduction(+ : bad)
+        for (int p = 0; p < PAGES; p++) {
+            /* the last k with k % PAGES == p */
+            int last = (writes - 1 - p) / PAGES * PAGES + p;
+            bad += big[p * PAGE_LONGS] != 1000L * round + last;
+        }
+        CHECK_EQ_LONG(bad, 0);
+    }
 }
 
 int main(void)
@@ -70,5 +100,6 @@ int main(void)
     }
     kmp_sharable_free(inner);
     kmp_sharable_free(heap);
+    serial_writes();
     return check_status("omp_memory");
 }
