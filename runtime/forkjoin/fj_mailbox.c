@@ -11,7 +11,11 @@
  * forks again soon - a region in a loop - is then answered at once
  * instead of after the progress thread's next wake-up.  Then it sleeps on
  * the futex the handler wakes (with a progress thread, DSM_PROGRESS_THREAD=1,
- * the default), or keeps driving progress (without one).
+ * the default), or keeps driving progress (without one).  Before it
+ * sleeps it tells the transport (dsm_tp_idle), whose progress thread would
+ * otherwise stay parked - looking only every few milliseconds - after the
+ * node's recent polling: that was the millisecond every construct cost
+ * under OMP_WAIT_POLICY=passive.
  *
  * Layer: forkjoin.  The handlers only copy and wake (futex): they never
  * block.  fj_mailbox_wait: the main thread of nodes other than 0.
@@ -105,6 +109,8 @@ int fj_mailbox_wait(fj_fork_msg_t *fork, int *status)
         if (!dsm_tp_progress())
             fj_cpu_relax();
     if (dsm_config()->progress_thread) {
+        if (!arrived(seen))
+            dsm_tp_idle();
         fj_wait_change(&posted, seen);
     } else {
         while (!arrived(seen))

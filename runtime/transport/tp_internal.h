@@ -84,6 +84,9 @@ typedef struct tp_state {
     atomic_uint activity;
     /* The progress thread sleeps with the worker left to pollers. */
     atomic_int thread_parked;
+    /* dsm_tp_idle: no thread will poll; the progress thread takes the
+     * worker at its next look, whatever activity it saw. */
+    atomic_int idle_hint;
 
     /* Set once this node has sent or seen BYE: from then on the bootstrap
      * sockets, not UCX endpoint errors, decide whether a peer failed. */

@@ -1,7 +1,8 @@
 /*
  * tp_progress.c - progress calls and bounded waits.
  *
- * Layer: transport.  Entry points: dsm_tp_progress, dsm_tp_wait_flag, and
+ * Layer: transport.  Entry points: dsm_tp_progress, dsm_tp_wait_flag,
+ * dsm_tp_idle, and
  * internally tp_progress_once, tp_wait_*, tp_wait_request (every blocking
  * operation), tp_sleep_for_events (the progress thread and the start-up and
  * shut-down barriers), tp_wake_thread.
@@ -189,6 +190,17 @@ void tp_wake_thread(void)
     uint64_t one = 1;
     ssize_t unused = write(tp.wake_fd, &one, sizeof one);
     (void)unused;
+}
+
+void dsm_tp_idle(void)
+{
+    if (!tp.thread_running)
+        return;
+    /* sequentially consistent, paired with the progress thread's store to
+     * thread_parked and load of idle_hint: one of the two sees the other */
+    atomic_store(&tp.idle_hint, 1);
+    if (atomic_load(&tp.thread_parked))
+        tp_wake_thread();
 }
 
 void tp_sleep_for_events(int timeout, int arm_worker)

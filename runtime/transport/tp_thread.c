@@ -28,7 +28,8 @@
  * its next look but one: a few PARK_MIN_MS after occasional operations,
  * up to 2 x PARK_MAX_MS after a long spell of continuous polling.  A
  * thread ending a wait longer than 1 ms (a barrier, a contended lock)
- * wakes this one at once (tp_progress.c).
+ * wakes this one at once (tp_progress.c), and so does a node about to
+ * sleep until a message comes (dsm_tp_idle).
  * All signals are blocked here so that process-directed signals (SIGINT
  * from dsmrun, timers) go to application threads.
  */
@@ -49,6 +50,8 @@ static int someone_polls(unsigned *seen)
                                              memory_order_relaxed);
     int polled = activity != *seen;
     *seen = activity;
+    if (atomic_exchange(&tp.idle_hint, 0))
+        polled = 0;
     return polled || atomic_load(&tp.pollers) > 0;
 }
 
@@ -64,7 +67,9 @@ static void *progress_main(void *unused)
                 tp_am_issue_deferred();
             atomic_store(&tp.thread_parked, 1);
             /* else the last poller may have missed us: look again */
-            if (atomic_load(&tp.pollers) > 0) {
+            if (atomic_load(&tp.idle_hint)) {
+                /* dsm_tp_idle saw us unparked: take the worker now */
+            } else if (atomic_load(&tp.pollers) > 0) {
                 tp_sleep_for_events(park_ms, 0);
                 if (park_ms < PARK_MAX_MS)
                     park_ms *= 2;

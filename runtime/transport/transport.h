@@ -122,6 +122,11 @@ int dsm_tp_progress(void);
 /* Progress until *flag becomes non-zero (acquire load), or DSM_TIMEOUT
  * passes: then the job ends with a message naming what was awaited. */
 void dsm_tp_wait_flag(const volatile int *flag, const char *what);
+/* The calling node's threads are about to sleep until a message arrives
+ * (none will poll): the progress thread, if parked, takes the worker over
+ * at once, so the message wakes it rather than waiting for its next look
+ * (up to milliseconds).  Costs a system call when it was parked. */
+void dsm_tp_idle(void);
 
 /* Counters for statistics (messages and bytes sent by AM id, RMA, atomics). */
 typedef struct dsm_tp_counters {
