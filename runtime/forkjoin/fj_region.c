@@ -107,7 +107,9 @@ void fj_member_run(fj_thread_t *self, int local)
 }
 
 /* A node without members: meet the region's barriers until node 0 says
- * the last one was the join. */
+ * the last one was the join.  Node 0 may already have written the word of
+ * a later region (the fork has no barrier): that, too, means the join is
+ * done, because node 0 forks only after it. */
 static void proxy_region(const fj_team_t *team)
 {
     uint64_t tag = (team->region & 0xffffffffu) << 32;
@@ -115,7 +117,7 @@ static void proxy_region(const fj_team_t *team)
         fj_global_barrier();
         uint64_t word = __atomic_load_n(&fj.control->join_word,
                                         __ATOMIC_ACQUIRE);
-        if (word == (tag | count))
+        if (word >= (tag | count))
             return;
     }
 }
