@@ -3,6 +3,13 @@
  * by default: on a small machine a spinning thread takes the core another
  * node's compute thread needs), then sleep on a futex.
  *
+ * fj_wake_all makes the futex system call only when some thread of the
+ * process is asleep or about to be (sleepers): with spinning waiters - the
+ * common case with a thread per core - a barrier or a reduction then costs
+ * no system call.  The waiter counts itself before its last look at the
+ * word, the waker looks at the count after its store (both sequentially
+ * consistent), so one of them sees the other.
+ *
  * Layer: forkjoin.  Waits: application threads.  fj_wake_all: any thread,
  * including active-message handlers.
  */
@@ -27,14 +34,21 @@ static void spin_step(int i)
         fj_cpu_relax();
 }
 
+static _Atomic int sleepers;
+
 static void futex_wait(_Atomic uint32_t *word, uint32_t value)
 {
-    syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, value, NULL, NULL, 0);
+    atomic_fetch_add(&sleepers, 1);
+    if (atomic_load(word) == value)
+        syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, value, NULL, NULL, 0);
+    atomic_fetch_sub(&sleepers, 1);
 }
 
 void fj_wake_all(_Atomic uint32_t *word)
 {
-    syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load(&sleepers) > 0)
+        syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
 void fj_wait_change(_Atomic uint32_t *word, uint32_t value)
