@@ -229,6 +229,13 @@ static void arrays_and_runs(int n)
         for (int i = 0; i < N; i++)
             expect_total += i + r;
     CHECK_EQ_LONG(total, expect_total);
+
+    /* a team smaller than the job: nodes without members send nothing */
+    int nth = omp_get_max_threads(), two = nth < 2 ? nth : 2;
+    long small = 0;
+#pragma omp parallel num_threads(two) reduction(+ : small)
+    small += omp_get_thread_num() + 1;
+    CHECK_EQ_LONG(small, (long)two * (two + 1) / 2);
     RESULT("arrays %d %d %ld total %ld", whole[0], whole[3], vla[n - 1],
            total);
 }
