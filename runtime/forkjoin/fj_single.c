@@ -5,7 +5,8 @@
  * of a node to meet instance s asks node 0's counter with one remote
  * compare-and-swap (s-1 -> s): it wins the construct for the team, or the
  * construct is already taken.  The node's other members learn the outcome
- * locally (they lose either way).
+ * locally (they lose either way).  In a one-node job that first member
+ * simply wins, by a compare-and-swap on the node's own word.
  *
  * copyprivate: the single thread publishes its list of pointers in node
  * 0's CONTROL words; after a team barrier the others copy through it (the
@@ -29,6 +30,17 @@ int fj_single_begin(void)
         return 1;
     fj_team_t *team = self->team;
     uint64_t s = team->single_base + ++self->singles;
+    if (fj.size == 1) {
+        /* one node: its first member wins, with no team-wide word and no
+         * mutex (a contended one puts the loser to sleep) */
+        uint64_t d = __atomic_load_n(&team->single_decided, __ATOMIC_ACQUIRE);
+        while (d < s)
+            if (__atomic_compare_exchange_n(&team->single_decided, &d, s, 0,
+                                            __ATOMIC_ACQ_REL,
+                                            __ATOMIC_ACQUIRE))
+                return 1;
+        return 0;
+    }
     int won = 0;
     pthread_mutex_lock(&team->single_mutex);
     if (team->single_decided < s) {
