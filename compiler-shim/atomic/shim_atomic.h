@@ -10,11 +10,10 @@
  * CPU's atomics, or libatomic's for what clang did not inline), exactly
  * what the program would have done without dsmomp.  A sharable, naturally
  * aligned 1, 2, 4 or 8-byte object goes to dsm_coh_atomic, which operates
- * on the home's copy.  Any other sharable
- * object (16 bytes, odd sizes, misaligned) is updated piece by piece
- * through dsm_coh_atomic under a cluster lock named by its address.  A
- * given object always takes the same path, so the paths never race with
- * each other on one object.
+ * on the home's copy.  Any other sharable object (16 bytes, odd sizes,
+ * misaligned) is updated piece by piece through dsm_coh_atomic under a
+ * cluster lock named by its address.  A given object always takes the same
+ * path, so the paths never race with each other on one object.
  */
 #ifndef SHIM_ATOMIC_H
 #define SHIM_ATOMIC_H

@@ -2,10 +2,9 @@
  * tp_progress.c - progress calls and bounded waits.
  *
  * Layer: transport.  Entry points: dsm_tp_progress, dsm_tp_wait_flag,
- * dsm_tp_idle, and
- * internally tp_progress_once, tp_wait_*, tp_wait_request (every blocking
- * operation), tp_sleep_for_events (the progress thread and the start-up and
- * shut-down barriers), tp_wake_thread.
+ * dsm_tp_idle, and internally tp_progress_once, tp_wait_*, tp_wait_request
+ * (every blocking operation), tp_sleep_for_events (the progress thread and
+ * the start-up and shut-down barriers), tp_wake_thread.
  *
  * A thread waiting inside the runtime polls: it calls ucp_worker_progress
  * itself until its operation completes, which is the fastest reaction and
