@@ -184,6 +184,8 @@ dsm_status_t dsm_config_load(void)
     config.timeout_ms = (unsigned)v * 1000u;
     if (env_int("DSM_PROGRESS_THREAD", 0, 1, 1, &v)) return DSM_ERR_INVALID;
     config.progress_thread = (int)v;
+    if (env_int("DSM_ACTIVITY_FD", -1, 65535, -1, &v)) return DSM_ERR_INVALID;
+    config.activity_fd = (int)v;
 
     s = getenv("DSM_RENDEZVOUS");
     if (s && *s) {
