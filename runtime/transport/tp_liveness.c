@@ -173,7 +173,7 @@ void tp_live_readable(int peer)
             return;
         }
         tp_live_peer_failed(peer, n == 0 ? "its connection closed"
-                                         : "its connection was reset");
+                                         : "its connection closed (reset)");
     }
 }
 
