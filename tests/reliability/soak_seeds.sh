@@ -3,12 +3,12 @@
 # test_randomised, checked against a model of release consistency) for
 # many seeds on one layout.
 # Usage: soak_seeds.sh DSMRUN NODES THREADS FIRST_SEED NODE_COHERENCE
-# Seeds: 8 x $SOAK_SCALE (default 1) from FIRST_SEED, in runs of 8 seeds
-# per job.  Layer: tests, suite 'soak'.
+# Seeds: 32 x $SOAK_SCALE (default 1) from FIRST_SEED, 8 seeds per job
+# (each job a fresh start of the cluster).  Layer: tests, suite 'soak'.
 set -eu
 dsmrun=$1 nodes=$2 threads=$3 first=$4 program=$5
 scale=${SOAK_SCALE:-1}
-jobs=$scale
+jobs=$((4 * scale))
 start=$(date +%s)
 seed=$first
 i=0
