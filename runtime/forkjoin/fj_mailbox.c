@@ -23,6 +23,7 @@
 #include "base_log.h"
 #include "base_time.h"
 #include "fj_wait.h"
+#include "sys_activity.h"
 #include "transport.h"
 
 static _Atomic uint32_t posted, taken;
@@ -89,6 +90,8 @@ static int arrived(uint32_t seen)
 int fj_mailbox_wait(fj_fork_msg_t *fork, int *status)
 {
     uint32_t seen = atomic_load(&taken);
+    dsm_activity_saved_t saved;   /* what dsmrun says if the node dies */
+    dsm_activity_wait_begin(&saved, "the next parallel region", 0);
     uint64_t until = dsm_now_ns() + fj.mail_poll_ns;
     while (!arrived(seen) && dsm_now_ns() < until)
         if (!dsm_tp_progress())
@@ -106,5 +109,6 @@ int fj_mailbox_wait(fj_fork_msg_t *fork, int *status)
     else
         *fork = pending_fork;
     atomic_store_explicit(&taken, seen + 1, memory_order_release);
+    dsm_activity_end(&saved);
     return is_exit;
 }

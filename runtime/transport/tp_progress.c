@@ -32,6 +32,12 @@
  * code, never inside the transport.  On timeout the job ends through
  * dsm_fatal, whose formatting (vsnprintf of %s/%d/%u) takes no lock and
  * does not allocate.
+ *
+ * Deadlines: while the progress thread runs, heartbeats decide whether a
+ * peer failed (tp_liveness.c), so a wait has no deadline of its own: a
+ * node that is only busy must not end the job.  Without a progress thread
+ * (or on one node) a wait ends the job after DSM_TIMEOUT.  Each wait in
+ * dsm_tp_wait_flag is also recorded on the activity board (sys_activity.h).
  */
 #include <errno.h>
 #include <poll.h>
@@ -118,7 +124,7 @@ void tp_wait_check(tp_wait_t *w, const char *what, int rank)
          * the awaited one is busy; say so once, and go on waiting */
         w->deadline_ns = UINT64_MAX;
         if (dsm_log_level() >= DSM_LOG_INFO)
-                dsm_log_sigsafe("still waiting after DSM_TIMEOUT, every node "
+            dsm_log_sigsafe("still waiting after DSM_TIMEOUT, every node "
                             "alive, for ", what);
     } else if (now >= w->deadline_ns) {
         if (rank >= 0)
