@@ -186,6 +186,9 @@ dsm_status_t dsm_config_load(void)
     config.progress_thread = (int)v;
     if (env_int("DSM_ACTIVITY_FD", -1, 65535, -1, &v)) return DSM_ERR_INVALID;
     config.activity_fd = (int)v;
+    if (env_int("DSM_MIGRATE_AFTER", 0, 255, DSM_DEFAULT_MIGRATE_AFTER, &v))
+        return DSM_ERR_INVALID;
+    config.migrate_after = (int)v;
 
     s = getenv("DSM_RENDEZVOUS");
     if (s && *s) {

@@ -84,13 +84,27 @@ int coh_slot_self(void)
     return s;
 }
 
+/* Page indices of adjacent windows are consecutive but their addresses are
+ * not, so a run of indices is protected one window at a time. */
 void coh_protect(size_t index, size_t n, int prot)
 {
-    if (dsm_sys_protect(coh_page_addr(index), n << DSM_PAGE_SHIFT, prot)) {
-        char buf[32];
-        dsm_log_sigsafe("fatal: mprotect of sharable page failed, errno ",
-                        dsm_utoa((unsigned)errno, 10, buf));
-        _exit(DSM_EXIT_FATAL);
+    while (n) {
+        size_t in_window = n;
+        for (int i = 0; i < coh.nwin; i++)
+            if (index >= coh.win[i].first &&
+                index < coh.win[i].first + coh.win[i].pages) {
+                size_t left = coh.win[i].first + coh.win[i].pages - index;
+                in_window = n < left ? n : left;
+            }
+        if (dsm_sys_protect(coh_page_addr(index), in_window << DSM_PAGE_SHIFT,
+                            prot)) {
+            char buf[32];
+            dsm_log_sigsafe("fatal: mprotect of sharable page failed, errno ",
+                            dsm_utoa((unsigned)errno, 10, buf));
+            _exit(DSM_EXIT_FATAL);
+        }
+        index += in_window;
+        n -= in_window;
     }
 }
 

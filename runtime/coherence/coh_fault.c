@@ -25,9 +25,14 @@ static void fetch_fail(dsm_status_t st)
     _exit(DSM_EXIT_FATAL);
 }
 
-/* Pages registered with their home in one share request: a fault usually
- * starts a scan, and one round trip then covers the next pages too. */
-#define SHARE_BATCH 16u
+/* Pages registered with their home in one share request grow like a
+ * read-ahead window: a fault right after the last batch doubles it (a scan:
+ * one round trip then covers the next pages too), any other fault starts
+ * again at one page, because registering a page the node never reads makes
+ * its home track (fault on) its own writes to it for nothing. */
+#define SHARE_BATCH_MAX 16u
+static __thread __attribute__((tls_model("initial-exec"))) size_t share_next;
+static __thread __attribute__((tls_model("initial-exec"))) uint32_t share_batch;
 
 /* Tell the home we now hold a copy, so it starts tracking its own writes to
  * the page (and the following unregistered pages it also homes).  Waits
@@ -35,8 +40,12 @@ static void fetch_fail(dsm_status_t st)
  * read them, or a home write could escape the notices. */
 static void share_with_home(size_t index, int home)
 {
+    share_batch = index == share_next && share_batch
+                      ? (share_batch * 2 < SHARE_BATCH_MAX ? share_batch * 2
+                                                           : SHARE_BATCH_MAX)
+                      : 1;
     uint32_t count = 1;
-    while (count < SHARE_BATCH && index + count < coh.npages) {
+    while (count < share_batch && index + count < coh.npages) {
         const coh_page_t *next = &coh.pages[index + count];
         if (next->home != home || (atomic_load(&next->flags) &
                                    (PF_REGISTERED | PF_HOME)))
@@ -53,6 +62,7 @@ static void share_with_home(size_t index, int home)
     for (uint32_t k = 0; k < count; k++)
         atomic_fetch_or_explicit(&coh.pages[index + k].flags, PF_REGISTERED,
                                  memory_order_relaxed);
+    share_next = index + count;
 }
 
 static void make_writable(size_t index, coh_page_t *pg, int home_page)

@@ -147,7 +147,7 @@ void coh_dirty_add(size_t index);
 /* This thread's reply slot (assigned on first use). */
 int coh_slot_self(void);
 
-/* Set the protection of n pages starting at index (one window). */
+/* Set the protection of n pages starting at index (may span windows). */
 void coh_protect(size_t index, size_t n, int prot);
 /* Set prot on the pages of [first, first+n) that `selected` picks, with one
  * call per maximal run (each call is a TLB shoot-down). */
