@@ -67,10 +67,13 @@ static void __attribute__((noreturn)) abandon(job_t *job, const char *why)
     abort();   /* fail_msg does not return */
 }
 
+/* Start `dsmrun -n nodes PROGRAM mode arg` (PROGRAM: $NODE_FAILURE, or
+ * $OMP_FAILURE when mode is NULL) and wait until every node is ready. */
 static void start(job_t *job, int nodes, const char *mode, const char *arg,
                   const char *const env[])
 {
-    const char *dsmrun = getenv("DSMRUN"), *node = getenv("NODE_FAILURE");
+    const char *dsmrun = getenv("DSMRUN");
+    const char *node = getenv(mode ? "NODE_FAILURE" : "OMP_FAILURE");
     assert_non_null(dsmrun);
     assert_non_null(node);
     char count[8];
@@ -82,9 +85,8 @@ static void start(job_t *job, int nodes, const char *mode, const char *arg,
         if (dsm_harness_await_node_pid(&job->proc, rank, START_TIMEOUT_S,
                                        &job->pids[rank]) != 0)
             abandon(job, "a node did not start");
+    /* may be -1 when the job has already ended (the crash cases) */
     job->board = board_open(job->proc.pid);
-    if (job->board < 0)
-        abandon(job, "dsmrun has no activity board");
 }
 
 /* Wait until node rank's activity contains text. */
@@ -92,6 +94,8 @@ static void await_state(job_t *job, int rank, const char *text)
 {
     char doing[512];
     double end = now_s() + STATE_TIMEOUT_S;
+    if (job->board < 0)
+        abandon(job, "dsmrun has no activity board");
     do {
         board_describe(job->board, rank, doing, sizeof doing);
         if (strstr(doing, text))
@@ -307,6 +311,17 @@ static void test_segfault_outside_sharable(void **state)
                                    "address 0x18 (not a sharable page)");
 }
 
+/* An OpenMP program: node 1 waits for the next parallel region while the
+ * master computes a serial phase. */
+static void test_kill_worker_between_regions(void **state)
+{
+    (void)state;
+    job_t job;
+    start(&job, 3, NULL, NULL, NULL);
+    await_state(&job, 1, "waiting for the next parallel region from node 0");
+    kill_and_check(&job, 1, "waiting for the next parallel region from node 0");
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -319,6 +334,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_stopped_master_times_out),
         cmocka_unit_test(test_busy_node_is_not_failed),
         cmocka_unit_test(test_segfault_outside_sharable),
+        cmocka_unit_test(test_kill_worker_between_regions),
     };
     if (argc > 1)
         cmocka_set_test_filter(argv[1]);
