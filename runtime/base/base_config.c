@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base_log.h"
@@ -134,6 +135,16 @@ static dsm_status_t load_token(void)
         if (fd < 0) {
             dsm_log(DSM_LOG_ERROR, "DSM_TOKEN_FILE=%s: %s", file,
                     strerror(errno));
+            return DSM_ERR_INVALID;
+        }
+        /* a secret others can read is no secret: refuse it */
+        struct stat st;
+        if (fstat(fd, &st) != 0 || st.st_uid != geteuid() ||
+            (st.st_mode & 077) != 0) {
+            dsm_log(DSM_LOG_ERROR, "DSM_TOKEN_FILE=%s must belong to this "
+                    "user and be readable by its owner only (chmod 600)",
+                    file);
+            close(fd);
             return DSM_ERR_INVALID;
         }
         ssize_t n = read(fd, config.token, sizeof config.token - 1);
