@@ -9,7 +9,7 @@
  *   tp_rendezvous.c the TCP bootstrap: rank 0 accepts, the others join
  *   tp_wire.c       byte layout of the bootstrap messages, token check
  *   tp_liveness.c   the bootstrap sockets after wire-up: barrier, BYE,
- *                   ABORT, peer failure
+ *                   ABORT, heartbeats, peer failure
  *   tp_msgq.c       signal-safe message buffers and FIFO queues
  *   tp_am.c         active messages: registry, send, receive, self-sends
  *   tp_rma.c        get / put / flush
