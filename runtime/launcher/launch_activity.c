@@ -2,7 +2,6 @@
  * launch_activity.c - creates, reads and removes the job's activity board.
  * Layer: launcher.  See launch_activity.h.
  */
-
 #include "launch_activity.h"
 
 #include <errno.h>
