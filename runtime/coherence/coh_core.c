@@ -51,6 +51,13 @@ void coh_spin_lock(_Atomic uint32_t *lock)
     }
 }
 
+int coh_spin_trylock(_Atomic uint32_t *lock)
+{
+    uint32_t c = 0;
+    return atomic_compare_exchange_strong_explicit(lock, &c, 1,
+            memory_order_acquire, memory_order_relaxed);
+}
+
 void coh_spin_unlock(_Atomic uint32_t *lock)
 {
     if (atomic_exchange_explicit(lock, 0, memory_order_release) == 2)

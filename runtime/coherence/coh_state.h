@@ -129,12 +129,17 @@ static inline char *coh_page_twin(size_t index)
 
 /* Spin locks usable from the fault handler (futex wait when contended). */
 void coh_spin_lock(_Atomic uint32_t *lock);
+int coh_spin_trylock(_Atomic uint32_t *lock);   /* 1: taken */
 void coh_spin_unlock(_Atomic uint32_t *lock);
 
 #define COH_PAGE_LOCK_STRIPES 65536u
 static inline void coh_page_lock(size_t index)
 {
     coh_spin_lock(&coh.page_locks[index & (COH_PAGE_LOCK_STRIPES - 1)]);
+}
+static inline int coh_page_trylock(size_t index)
+{
+    return coh_spin_trylock(&coh.page_locks[index & (COH_PAGE_LOCK_STRIPES - 1)]);
 }
 static inline void coh_page_unlock(size_t index)
 {

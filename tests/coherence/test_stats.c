@@ -64,7 +64,9 @@ static void test_json(void **state)
                 fail_msg("node %d: no \"%s\" in:\n%s", node, keys[k], out);
     /* node 1 read 4 pages from node 0 (and the page of the sharable global
      * that points to them) and wrote one of them */
-    assert_int_equal(json_value(out, 1, "pages_fetched"), 5);
+    assert_true(json_value(out, 1, "pages_fetched") >= 5);
+    /* the scan was read ahead: fewer gets than pages */
+    assert_true(json_value(out, 1, "rma_gets") < json_value(out, 1, "pages_fetched"));
     assert_int_equal(json_value(out, 1, "twins"), 1);
     assert_int_equal(json_value(out, 1, "diffs_sent"), 1);
     /* one word, every byte changed (3 -> -1): run header (4), the word (8);
@@ -78,7 +80,6 @@ static void test_json(void **state)
     assert_int_equal(json_value(out, 0, "pages_fetched"), 1);
     assert_true(json_value(out, 0, "barriers") >= 2);
     assert_true(json_value(out, 1, "write_notices_sent") >= 1);
-    assert_true(json_value(out, 1, "rma_gets") >= 4);
     assert_non_null(strstr(out, "\"messages\": {"));
 }
 
