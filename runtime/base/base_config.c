@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base_log.h"
@@ -136,6 +137,16 @@ static dsm_status_t load_token(void)
                     strerror(errno));
             return DSM_ERR_INVALID;
         }
+        /* a secret others can read is no secret: refuse it */
+        struct stat st;
+        if (fstat(fd, &st) != 0 || st.st_uid != geteuid() ||
+            (st.st_mode & 077) != 0) {
+            dsm_log(DSM_LOG_ERROR, "DSM_TOKEN_FILE=%s must belong to this "
+                    "user and be readable by its owner only (chmod 600)",
+                    file);
+            close(fd);
+            return DSM_ERR_INVALID;
+        }
         ssize_t n = read(fd, config.token, sizeof config.token - 1);
         close(fd);
         if (n < 0)
@@ -184,6 +195,8 @@ dsm_status_t dsm_config_load(void)
     config.timeout_ms = (unsigned)v * 1000u;
     if (env_int("DSM_PROGRESS_THREAD", 0, 1, 1, &v)) return DSM_ERR_INVALID;
     config.progress_thread = (int)v;
+    if (env_int("DSM_ACTIVITY_FD", -1, 65535, -1, &v)) return DSM_ERR_INVALID;
+    config.activity_fd = (int)v;
     if (env_int("DSM_MIGRATE_AFTER", 0, 255, DSM_DEFAULT_MIGRATE_AFTER, &v))
         return DSM_ERR_INVALID;
     config.migrate_after = (int)v;

@@ -36,6 +36,7 @@ typedef struct dsm_config {
     char stats_file[256];          /* DSM_STATS_FILE, "" = stderr/stdout */
     unsigned timeout_ms;           /* DSM_TIMEOUT in seconds, stored in ms */
     int progress_thread;           /* DSM_PROGRESS_THREAD: 1 */
+    int activity_fd;               /* DSM_ACTIVITY_FD: dsmrun's board, -1 */
     int migrate_after;             /* DSM_MIGRATE_AFTER: barrier epochs, 0 off */
 } dsm_config_t;
 

@@ -17,6 +17,7 @@
 #include "coh_state.h"
 #include "coh_stats.h"
 #include "coherence.h"
+#include "sys_activity.h"
 #include "sys_stack.h"
 #include "transport.h"
 
@@ -253,6 +254,7 @@ static dsm_status_t acquire(dsm_lock_t *lock, uint32_t flags)
         }
     coh_protocol_unlock();
     COH_STAT_ADD(lock_acquires, 1);
+    dsm_activity_lock(lock->opaque, +1);
     return DSM_OK;
 }
 
@@ -264,6 +266,7 @@ static dsm_status_t release(dsm_lock_t *lock)
         return coh.initialized ? DSM_ERR_INVALID : DSM_ERR_STATE;
     lock_msg_t rel = {{index, (uint32_t)coh_slot_self(), 0,
                        (uint32_t)coh.size}, {0}};
+    dsm_activity_lock(lock->opaque, -1);
     coh_protocol_lock();
     coh_release();
     memcpy(rel.vc, coh.vc, sizeof(uint32_t) * (size_t)coh.size);

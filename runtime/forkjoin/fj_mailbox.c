@@ -30,6 +30,7 @@
 #include "base_time.h"
 #include "coherence.h"
 #include "fj_wait.h"
+#include "sys_activity.h"
 #include "transport.h"
 
 static _Atomic uint32_t posted, taken;
@@ -104,6 +105,8 @@ static int arrived(uint32_t seen)
 int fj_mailbox_wait(fj_fork_msg_t *fork, int *status)
 {
     uint32_t seen = atomic_load(&taken);
+    dsm_activity_saved_t saved;   /* what dsmrun says if the node dies */
+    dsm_activity_wait_begin(&saved, "the next parallel region", 0);
     uint64_t until = dsm_now_ns() + fj.mail_poll_ns;
     while (!arrived(seen) && dsm_now_ns() < until)
         if (!dsm_tp_progress())
@@ -130,5 +133,6 @@ int fj_mailbox_wait(fj_fork_msg_t *fork, int *status)
                       dsm_status_string(st));
     }
     atomic_store_explicit(&taken, seen + 1, memory_order_release);
+    dsm_activity_end(&saved);
     return is_exit;
 }

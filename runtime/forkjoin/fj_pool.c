@@ -14,6 +14,7 @@
 
 #include "base_log.h"
 #include "fj_internal.h"
+#include "sys_activity.h"
 #include "sys_stack.h"
 #include "fj_wait.h"
 #include "sys_region.h"
@@ -26,7 +27,10 @@ static void pool_loop(void *arg)
     fj_thread_t *self = arg;
     uint32_t seen = 0;
     for (;;) {
+        dsm_activity_saved_t saved;   /* what dsmrun says if the node dies */
+        dsm_activity_wait_begin(&saved, "the next parallel region", 0);
         fj_wait_change(&self->go, seen);
+        dsm_activity_end(&saved);
         seen = atomic_load_explicit(&self->go, memory_order_acquire);
         fj_member_run(self, self->local);
         uint32_t members = (uint32_t)fj.team.local_count;

@@ -10,7 +10,8 @@
  * launch_program (PATH search), launch_identity (job id, token),
  * launch_rendezvous (node 0's socket), launch_env (node environment),
  * launch_spawn (one node), launch_supervise (waiting and ending the job),
- * launch_shm (shared memory left behind), launch_report (messages).
+ * launch_shm (shared memory left behind), launch_activity (what each
+ * node is doing, for the failure report), launch_report (messages).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "launch_activity.h"
 #include "launch_env.h"
 #include "launch_identity.h"
 #include "launch_options.h"
@@ -48,6 +50,7 @@ typedef struct launch {
     int listen_fd;
     int stdin_fd;                    /* node 0's stdin, or -1 to inherit */
     int null_fd;                     /* /dev/null, stdin of the other nodes */
+    int activity_fd;                 /* the activity board, or -1 */
     sigset_t previous_mask;
     sigset_t forwarded_signals;
     struct sigaction previous_sigpipe;
@@ -83,6 +86,13 @@ static int prepare(launch_t *l)
         l->shm_dir[0] = '\0';
     }
 
+    /* not fatal either: failures are then named without an activity */
+    if (dsm_launch_activity_create(l->options->nodes, &l->activity_fd) !=
+        DSM_OK) {
+        dsm_launch_say("no activity board for the job: %s", strerror(errno));
+        l->activity_fd = -1;
+    }
+
     l->null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (l->null_fd < 0)
         return fail("cannot open /dev/null");
@@ -103,6 +113,7 @@ static int start_nodes(launch_t *l)
         .token = l->token,
         .job_id = l->job_id,
         .ucx_posix_dir = l->shm_dir[0] ? l->shm_dir : NULL,
+        .activity_fd = l->activity_fd,
     };
 
     if (o->verbose)
@@ -156,7 +167,7 @@ static int run(const dsm_launch_options_t *options)
         return fail("cannot allocate");
     }
     l->options = options;
-    l->listen_fd = l->null_fd = l->stdin_fd = -1;
+    l->listen_fd = l->null_fd = l->stdin_fd = l->activity_fd = -1;
     l->job = (dsm_launch_job_t){
         .nodes = nodes,
         .kill_grace_s = options->kill_grace_s,
@@ -210,6 +221,7 @@ static int run(const dsm_launch_options_t *options)
                            options->verbose);
 
 release:
+    dsm_launch_activity_destroy();
     if (l->shm_dir[0])
         dsm_launch_shm_dir_remove(l->shm_dir, options->verbose);
     if (l->null_fd >= 0)

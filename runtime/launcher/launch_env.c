@@ -13,12 +13,12 @@
 
 extern char **environ;
 
-enum { ENV_SET_MAX = 8 };   /* variables dsmrun sets */
+enum { ENV_SET_MAX = 9 };   /* variables dsmrun sets */
 
 /* Names dsmrun always replaces (UCX_POSIX_DIR only when it sets one). */
 static const char *const replaced_names[] = {
     "DSM_RANK", "DSM_SIZE", "DSM_THREADS", "DSM_RENDEZVOUS",
-    "DSM_RENDEZVOUS_FD", "DSM_TOKEN", "DSM_JOB_ID",
+    "DSM_RENDEZVOUS_FD", "DSM_TOKEN", "DSM_JOB_ID", "DSM_ACTIVITY_FD",
 };
 
 typedef struct setting {
@@ -49,6 +49,7 @@ dsm_status_t dsm_launch_env_build(const dsm_launch_env_values_t *values,
      * and `environ` among them must point to the same place everywhere.
      * Hence the zero-padded rank and the "-00001" socket of other nodes. */
     char rank_text[16], size_text[16], threads_text[16], fd_text[16];
+    char activity_text[16];
     int rank_width = snprintf(NULL, 0, "%d", values->size - 1);
     snprintf(rank_text, sizeof rank_text, "%0*d", rank_width, rank);
     snprintf(size_text, sizeof size_text, "%d", values->size);
@@ -67,6 +68,12 @@ dsm_status_t dsm_launch_env_build(const dsm_launch_env_values_t *values,
     set[set_count++] = (setting_t){"DSM_RENDEZVOUS_FD", fd_text};
     if (values->ucx_posix_dir)
         set[set_count++] = (setting_t){"UCX_POSIX_DIR", values->ucx_posix_dir};
+    if (values->activity_fd >= 0) {
+        /* the same descriptor number in every node: same layout */
+        snprintf(activity_text, sizeof activity_text, "%06d",
+                 values->activity_fd);
+        set[set_count++] = (setting_t){"DSM_ACTIVITY_FD", activity_text};
+    }
 
     size_t inherited = 0;
     for (char **e = environ; *e; e++)

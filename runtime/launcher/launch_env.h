@@ -18,6 +18,7 @@ typedef struct dsm_launch_env_values {
     const char *token;         /* DSM_TOKEN */
     const char *job_id;        /* DSM_JOB_ID */
     const char *ucx_posix_dir; /* UCX_POSIX_DIR, or NULL to leave it alone */
+    int activity_fd;           /* DSM_ACTIVITY_FD, or -1 for none */
 } dsm_launch_env_values_t;
 
 /* dsmrun's own environment, minus the variables listed above, plus those

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
@@ -19,6 +20,7 @@
 
 #include "base_log.h"
 #include "base_time.h"
+#include "launch_activity.h"
 #include "launch_report.h"
 
 #define NS_PER_S  1000000000ull
@@ -51,6 +53,14 @@ static int group_is_empty(const supervisor_t *s)
     return kill(-s->job->process_group, 0) != 0 && errno == ESRCH;
 }
 
+/* A stopped node (SIGSTOP, a debugger) would keep the signal pending
+ * until SIGKILL; SIGCONT lets it end now. */
+static void continue_stopped(supervisor_t *s)
+{
+    DSM_ASSERT(s->job->process_group > 1);
+    kill(-s->job->process_group, SIGCONT);
+}
+
 static void begin_ending(supervisor_t *s, int sig)
 {
     if (!s->ending) {
@@ -59,6 +69,7 @@ static void begin_ending(supervisor_t *s, int sig)
                          (uint64_t)s->job->kill_grace_s * NS_PER_S;
     }
     signal_group(s, sig);
+    continue_stopped(s);
 }
 
 static int status_code(int wait_status)
@@ -83,18 +94,23 @@ static int failure_class(int wait_status)
     return WEXITSTATUS(wait_status) == DSM_EXIT_FATAL ? 1 : 2;
 }
 
-/* "node 1 (pid 1234) killed by signal 9 (Killed)", SUFFIX appended. */
+/* "node 1 (pid 1234) killed by signal 9 (Killed) while fetching page 7
+ * from node 0", SUFFIX appended; the activity only when the node had one
+ * on the board (launch_activity.h). */
 static void report_node_end(int rank, const dsm_launch_node_t *node,
                             const char *suffix)
 {
     int st = node->wait_status;
+    char activity[512], doing[520] = "";
+    if (dsm_launch_activity_describe(rank, activity, sizeof activity) > 0)
+        snprintf(doing, sizeof doing, " while %s", activity);
     if (WIFSIGNALED(st))
-        dsm_launch_say("node %d (pid %ld) killed by signal %d (%s)%s", rank,
+        dsm_launch_say("node %d (pid %ld) killed by signal %d (%s)%s%s", rank,
                        (long)node->pid, WTERMSIG(st), strsignal(WTERMSIG(st)),
-                       suffix);
+                       doing, suffix);
     else
-        dsm_launch_say("node %d (pid %ld) exited with status %d%s", rank,
-                       (long)node->pid, WEXITSTATUS(st), suffix);
+        dsm_launch_say("node %d (pid %ld) exited with status %d%s%s", rank,
+                       (long)node->pid, WEXITSTATUS(st), doing, suffix);
 }
 
 static int find_node(const dsm_launch_job_t *job, pid_t pid)

@@ -53,6 +53,24 @@ static int call_program_handler(int sig)
     return 0;
 }
 
+/* A real crash: say where before the default action ends the process, so
+ * that the node's SIGSEGV comes with its address (write(2) only). */
+static void report_crash(void *fault_address)
+{
+    char digits[32], text[80] = "0x";
+    size_t len = 2;
+    const char *hex = dsm_utoa((unsigned long long)(uintptr_t)fault_address,
+                               16, digits);
+    const char *tail = " (not a sharable page): the node ends with SIGSEGV";
+    size_t hex_len = strlen(hex), tail_len = strlen(tail);
+    if (len + hex_len + tail_len < sizeof text) {
+        memcpy(text + len, hex, hex_len);
+        len += hex_len;
+        memcpy(text + len, tail, tail_len + 1);
+    }
+    dsm_log_sigsafe("segmentation fault at address ", text);
+}
+
 /* libsigsegv callback: the registered handler decides whether it is ours. */
 static int dispatch(void *fault_address, int serious)
 {
@@ -61,7 +79,10 @@ static int dispatch(void *fault_address, int serious)
         return 1;
     /* not ours: the program's own handler, else libsigsegv restores the
      * default action and the fault recurs */
-    return call_program_handler(SIGSEGV);
+    if (call_program_handler(SIGSEGV))
+        return 1;
+    report_crash(fault_address);
+    return 0;
 }
 
 static void front_handler(int sig, siginfo_t *info, void *ctx)

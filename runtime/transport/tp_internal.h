@@ -9,7 +9,7 @@
  *   tp_rendezvous.c the TCP bootstrap: rank 0 accepts, the others join
  *   tp_wire.c       byte layout of the bootstrap messages, token check
  *   tp_liveness.c   the bootstrap sockets after wire-up: barrier, BYE,
- *                   ABORT, peer failure
+ *                   ABORT, heartbeats, peer failure
  *   tp_msgq.c       signal-safe message buffers and FIFO queues
  *   tp_am.c         active messages: registry, send, receive, self-sends
  *   tp_rma.c        get / put / flush
@@ -49,6 +49,7 @@ typedef struct tp_peer {
     unsigned char rx[8];                      /* partial control frame */
     size_t rx_len;
     int ready, bye;                           /* frames seen from peer */
+    uint64_t last_heard_ns;      /* latest bytes from peer (heartbeats) */
 } tp_peer_t;
 
 typedef struct tp_state {
@@ -92,6 +93,10 @@ typedef struct tp_state {
      * sockets, not UCX endpoint errors, decide whether a peer failed. */
     atomic_int finalizing;
     int go, bye_ack;                  /* rank > 0: GO, BYE_ACK seen */
+
+    /* Heartbeats (tp_liveness.c), kept by the progress thread only. */
+    uint64_t heartbeat_every_ns;
+    uint64_t next_heartbeat_ns;
 } tp_state_t;
 
 extern tp_state_t tp;
@@ -145,6 +150,7 @@ typedef enum tp_frame_type {
     TP_FRAME_BYE = 3,       /* rank > 0: finalizing, nothing outstanding */
     TP_FRAME_BYE_ACK = 4,   /* rank 0: every node said BYE */
     TP_FRAME_ABORT = 5,     /* rank 0: node <arg> failed */
+    TP_FRAME_HEARTBEAT = 6, /* both ways: the sender's progress thread runs */
 } tp_frame_type_t;
 
 size_t tp_wire_record_len(const tp_record_t *rec);
@@ -185,6 +191,12 @@ void tp_live_readable(int peer);
 void tp_live_goodbye(void);
 /* Fill fds with the sockets to watch; returns how many (at most size). */
 int tp_live_fds(struct pollfd *fds, int *peer_of_fd);
+/* Heartbeats, from the progress thread: tp_live_heartbeat_start when it
+ * starts; tp_live_heartbeat at every turn sends the heartbeats that are due
+ * and ends the job when a peer has sent nothing for DSM_TIMEOUT; returns
+ * the milliseconds until it is due again. */
+void tp_live_heartbeat_start(void);
+int tp_live_heartbeat(void);
 /* Peer failed: rank 0 tells the others which, then the job ends. */
 void tp_live_peer_failed(int peer, const char *why)
     __attribute__((noreturn));

@@ -15,6 +15,16 @@
  * closes after BYE_ACK is no failure), ABORT(n) (node n failed: a node
  * that notices tells node 0, node 0 tells the others, so that every node
  * names it).
+ *
+ * Heartbeats tell a stopped node (SIGSTOP, a frozen or unreachable host)
+ * from a busy one: the progress thread of every node sends HEARTBEAT on
+ * its bootstrap sockets every DSM_TIMEOUT / 4 (at most every second) and
+ * ends the job when a peer has sent nothing for DSM_TIMEOUT.  A busy node's
+ * progress thread still runs; all threads of a stopped process stop.  The
+ * sockets form a star, which is enough: node 0 watches every node and ends
+ * the job everywhere (ABORT); the others watch node 0.  A node that has
+ * said BYE has stopped its progress thread and is no longer expected to
+ * send anything.
  */
 #include <errno.h>
 #include <poll.h>
@@ -120,6 +130,8 @@ static void handle_frame(int peer, uint32_t type, uint32_t arg)
             return;
         }
         break;
+    case TP_FRAME_HEARTBEAT:
+        return;   /* last_heard_ns is updated for any bytes */
     case TP_FRAME_ABORT:
         if (arg >= (uint32_t)tp.size || arg == (uint32_t)tp.rank)
             break;
@@ -141,6 +153,7 @@ void tp_live_readable(int peer)
         ssize_t n = recv(p->sock, p->rx + p->rx_len,
                          TP_WIRE_FRAME_LEN - p->rx_len, 0);
         if (n > 0) {
+            p->last_heard_ns = dsm_now_ns();
             p->rx_len += (size_t)n;
             if (p->rx_len == TP_WIRE_FRAME_LEN) {
                 p->rx_len = 0;
@@ -160,7 +173,7 @@ void tp_live_readable(int peer)
             return;
         }
         tp_live_peer_failed(peer, n == 0 ? "its connection closed"
-                                         : "its connection was reset");
+                                         : "its connection closed (reset)");
     }
 }
 
@@ -268,4 +281,83 @@ void tp_live_goodbye(void)
         send_frame(0, TP_FRAME_BYE, 0);
         wait_until(got_bye_ack, PHASE_BYE, "finalize");
     }
+}
+
+/* ---- heartbeats ----------------------------------------------------------- */
+
+#define HEARTBEAT_MAX_NS 1000000000ull    /* at least one a second */
+#define HEARTBEAT_MIN_NS 50000000ull
+
+void tp_live_heartbeat_start(void)
+{
+    uint64_t every = tp.timeout_ms * 1000000ull / 4u;
+    if (every > HEARTBEAT_MAX_NS)
+        every = HEARTBEAT_MAX_NS;
+    if (every < HEARTBEAT_MIN_NS)
+        every = HEARTBEAT_MIN_NS;
+    tp.heartbeat_every_ns = every;
+    uint64_t now = dsm_now_ns();
+    tp.next_heartbeat_ns = now;
+    if (tp.peers)
+        for (int r = 0; r < tp.size; r++)
+            tp.peers[r].last_heard_ns = now;
+}
+
+/* A heartbeat never blocks the progress thread: a full socket buffer means
+ * the peer has not read for a long time, and its own silence will end the
+ * job.  A partial frame (a nearly full buffer) is completed. */
+static void send_heartbeat(int peer)
+{
+    unsigned char f[TP_WIRE_FRAME_LEN];
+    tp_wire_put_u32(f, TP_FRAME_HEARTBEAT);
+    tp_wire_put_u32(f + 4, 0);
+    ssize_t n = send(tp.peers[peer].sock, f, sizeof f,
+                     MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n > 0 && (size_t)n < sizeof f) {
+        size_t off = (size_t)n;
+        while (off < sizeof f) {
+            n = send(tp.peers[peer].sock, f + off, sizeof f - off,
+                     MSG_NOSIGNAL);
+            if (n > 0)
+                off += (size_t)n;
+            else if (!(n < 0 && errno == EINTR))
+                return;   /* the socket reader reports the broken link */
+        }
+    }
+}
+
+/* Whether this node expects anything more from peer. */
+static int expects_heartbeats(int peer)
+{
+    const tp_peer_t *p = &tp.peers[peer];
+    if (peer == tp.rank || p->sock < 0)
+        return 0;
+    return tp.rank == 0 ? !p->bye : !tp.bye_ack;
+}
+
+int tp_live_heartbeat(void)
+{
+    if (!tp.peers || tp.size < 2 || tp.heartbeat_every_ns == 0)
+        return -1;
+    uint64_t now = dsm_now_ns();
+    const uint64_t limit_ns = tp.timeout_ms * 1000000ull;
+    for (int r = 0; r < tp.size; r++) {
+        if (!expects_heartbeats(r))
+            continue;
+        uint64_t heard = tp.peers[r].last_heard_ns;
+        if (now > heard && now - heard >= limit_ns) {
+            char why[160];
+            snprintf(why, sizeof why, "timed out: nothing heard from it for "
+                     "%u s (DSM_TIMEOUT): it is stopped, or its host or "
+                     "network is down", tp.timeout_ms / 1000u);
+            tp_live_peer_failed(r, why);
+        }
+    }
+    if (now >= tp.next_heartbeat_ns) {
+        for (int r = 0; r < tp.size; r++)
+            if (r != tp.rank && tp.peers[r].sock >= 0)
+                send_heartbeat(r);
+        tp.next_heartbeat_ns = now + tp.heartbeat_every_ns;
+    }
+    return remaining_ms(tp.next_heartbeat_ns);
 }

@@ -32,6 +32,12 @@
  * code, never inside the transport.  On timeout the job ends through
  * dsm_fatal, whose formatting (vsnprintf of %s/%d/%u) takes no lock and
  * does not allocate.
+ *
+ * Deadlines: while the progress thread runs, heartbeats decide whether a
+ * peer failed (tp_liveness.c), so a wait has no deadline of its own: a
+ * node that is only busy must not end the job.  Without a progress thread
+ * (or on one node) a wait ends the job after DSM_TIMEOUT.  Each wait in
+ * dsm_tp_wait_flag is also recorded on the activity board (sys_activity.h).
  */
 #include <errno.h>
 #include <poll.h>
@@ -42,6 +48,7 @@
 #include "base_config.h"
 #include "base_log.h"
 #include "base_time.h"
+#include "sys_activity.h"
 #include "tp_internal.h"
 
 #define CHECK_EVERY 256u              /* rounds between clock reads */
@@ -112,7 +119,14 @@ void tp_wait_check(tp_wait_t *w, const char *what, int rank)
         w->next_check_ns = now + SOCKET_CHECK_NS;
         return;
     }
-    if (now >= w->deadline_ns) {
+    if (now >= w->deadline_ns && tp.thread_running && tp.size > 1) {
+        /* heartbeats decide whether a peer failed: every node is alive, so
+         * the awaited one is busy; say so once, and go on waiting */
+        w->deadline_ns = UINT64_MAX;
+        if (dsm_log_level() >= DSM_LOG_INFO)
+            dsm_log_sigsafe("still waiting after DSM_TIMEOUT, every node "
+                            "alive, for ", what);
+    } else if (now >= w->deadline_ns) {
         if (rank >= 0)
             dsm_fatal("timed out after %u s waiting for %s node %d",
                       timeout_ms() / 1000u, what, rank);
@@ -173,6 +187,8 @@ void dsm_tp_wait_flag(const volatile int *flag, const char *what)
     if (__atomic_load_n(flag, __ATOMIC_ACQUIRE))
         return;
     tp_check_not_in_handler("dsm_tp_wait_flag");
+    dsm_activity_saved_t saved;
+    dsm_activity_wait_begin(&saved, what, -1);
     tp_wait_t w;
     tp_wait_begin(&w);
     while (!__atomic_load_n(flag, __ATOMIC_ACQUIRE)) {
@@ -180,6 +196,7 @@ void dsm_tp_wait_flag(const volatile int *flag, const char *what)
         tp_wait_check(&w, what, -1);
     }
     tp_wait_end(&w);
+    dsm_activity_end(&saved);
 }
 
 void tp_wake_thread(void)

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "base_log.h"
+#include "sys_activity.h"
 #include "tp_internal.h"
 
 dsm_status_t tp_resolve(int rank, dsm_tp_segment_t seg, uint64_t offset,
@@ -57,9 +58,13 @@ dsm_status_t dsm_tp_get(int rank, dsm_tp_segment_t seg, uint64_t offset,
     if (rank == tp.rank) {
         memcpy(local, (const void *)(uintptr_t)raddr, len);
     } else {
+        /* on the activity board: dsmrun names it if the node dies now */
+        dsm_activity_saved_t saved;
+        dsm_activity_fetch_begin(&saved, rank, (uint32_t)seg, offset);
         ucs_status_ptr_t req = ucp_get_nbx(tp.peers[rank].ep, local, len,
                                            raddr, rkey, &host_memory);
         st = tp_wait_request(req, "a get from", rank);
+        dsm_activity_end(&saved);
         if (st != DSM_OK)
             return st;
     }

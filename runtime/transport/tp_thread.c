@@ -11,7 +11,8 @@
  *  - nobody polls: progress until there is nothing left, arm the worker
  *    (ucp_worker_arm; BUSY means events are pending, so progress again)
  *    and sleep on the worker's wake-up descriptor, the bootstrap sockets
- *    and the wake eventfd (self-sends, shut-down), with no timeout;
+ *    and the wake eventfd (self-sends, shut-down), until the next
+ *    heartbeat is due;
  *  - an application thread polls (it is inside a wait, or began one or
  *    called dsm_tp_progress since the last look): that thread
  *    progresses the worker, and an armed worker would make every sender
@@ -30,6 +31,9 @@
  * thread ending a wait longer than 1 ms (a barrier, a contended lock)
  * wakes this one at once (tp_progress.c), and so does a node about to
  * sleep until a message comes (dsm_tp_idle).
+ * Every turn also sends the heartbeats that are due and checks that every
+ * peer has been heard from within DSM_TIMEOUT (tp_liveness.c), so the
+ * sleep with nobody polling lasts at most until the next heartbeat.
  * All signals are blocked here so that process-directed signals (SIGINT
  * from dsmrun, timers) go to application threads.
  */
@@ -60,7 +64,9 @@ static void *progress_main(void *unused)
     (void)unused;
     int park_ms = PARK_MIN_MS;
     unsigned seen = atomic_load(&tp.activity);
+    tp_live_heartbeat_start();
     while (!atomic_load(&tp.stop_thread)) {
+        int heartbeat_ms = tp_live_heartbeat();
         if (someone_polls(&seen)) {
             tp_am_deliver_local();
             if (tp_am_deferred_pending())
@@ -83,7 +89,7 @@ static void *progress_main(void *unused)
         while (tp_progress_once() && !atomic_load(&tp.stop_thread))
             ;
         if (!atomic_load(&tp.stop_thread) && !someone_polls(&seen))
-            tp_sleep_for_events(-1, 1);
+            tp_sleep_for_events(heartbeat_ms, 1);
     }
     return NULL;
 }

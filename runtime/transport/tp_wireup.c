@@ -42,6 +42,7 @@
 
 #include "base_config.h"
 #include "base_log.h"
+#include "sys_activity.h"
 #include "tp_internal.h"
 
 tp_state_t tp = {.worker_efd = -1, .wake_fd = -1};
@@ -396,6 +397,8 @@ dsm_status_t dsm_tp_init(const dsm_tp_segments_t *segments)
         dsm_log(DSM_LOG_ERROR, "a multi-node job wires up once per process");
         return DSM_ERR_STATE;
     }
+    dsm_activity_attach(cfg->rank);
+    dsm_activity_starting();
     tp.rank = cfg->rank;
     tp.size = cfg->size > 0 ? cfg->size : 1;
     tp.timeout_ms = cfg->timeout_ms ? cfg->timeout_ms
@@ -444,6 +447,7 @@ dsm_status_t dsm_tp_init(const dsm_tp_segments_t *segments)
     if (cfg->progress_thread && (status = tp_thread_start()) != DSM_OK)
         goto fail;
     dsm_debug("transport up: node %d of %d", tp.rank, tp.size);
+    dsm_activity_computing();
     return DSM_OK;
 fail:
     tp.initialized = 0;
@@ -456,6 +460,7 @@ dsm_status_t dsm_tp_finalize(void)
     if (!tp.initialized)
         return DSM_ERR_STATE;
     tp_check_not_in_handler("dsm_tp_finalize");
+    dsm_activity_finishing();
     /* complete what this node started: queued self-sends and handler
      * sends, then every UCX operation, remote completion included */
     while (tp_progress_once())

@@ -24,7 +24,11 @@
  * the progress thread serves the node while no thread is inside.
  *
  * Failure: a peer that disconnects or whose endpoint fails ends the job with
- * a message naming it (dsm_fatal); DSM_TIMEOUT bounds every wait.
+ * a message naming it (dsm_fatal), and so does a peer that sends no
+ * heartbeat for DSM_TIMEOUT (a stopped process or an unreachable host).
+ * Without a progress thread there are no heartbeats and DSM_TIMEOUT bounds
+ * every wait instead.  Waits and gets are recorded on the activity board
+ * (sys_activity.h), for dsmrun's report when a node dies.
  */
 #ifndef TRANSPORT_H
 #define TRANSPORT_H
@@ -119,8 +123,9 @@ dsm_status_t dsm_tp_atomic_cswap32(int rank, dsm_tp_segment_t seg,
 /* Progress the worker once (runs handlers); returns non-zero if anything
  * happened. */
 int dsm_tp_progress(void);
-/* Progress until *flag becomes non-zero (acquire load), or DSM_TIMEOUT
- * passes: then the job ends with a message naming what was awaited. */
+/* Progress until *flag becomes non-zero (acquire load).  Ends with the job
+ * when a peer fails; without a progress thread also after DSM_TIMEOUT, with
+ * a message naming what was awaited. */
 void dsm_tp_wait_flag(const volatile int *flag, const char *what);
 /* The calling node's threads are about to sleep until a message arrives
  * (none will poll): the progress thread, if parked, takes the worker over

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -128,6 +130,29 @@ static void test_config_errors(void **state)
     clear_env();
 }
 
+/* The token file must be private to its owner (doc/reliability.md). */
+static void test_token_file_private(void **state)
+{
+    char path[] = "/tmp/dsm-token-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, "secret\n", 7), 7);
+    close(fd);
+    clear_env();
+    setenv("DSM_TOKEN_FILE", path, 1);
+    assert_int_equal(chmod(path, 0600), 0);
+    assert_int_equal(dsm_config_load(), DSM_OK);
+    assert_string_equal(dsm_config()->token, "secret");
+    assert_int_equal(chmod(path, 0640), 0);   /* group may read it */
+    dsm_status_t group_readable = dsm_config_load();
+    assert_int_equal(chmod(path, 0604), 0);   /* anyone may read it */
+    dsm_status_t world_readable = dsm_config_load();
+    unlink(path);
+    clear_env();
+    assert_int_equal(group_readable, DSM_ERR_INVALID);
+    assert_int_equal(world_readable, DSM_ERR_INVALID);
+}
+
 static void test_status_strings(void **state)
 {
     for (int s = 0; s >= -11; s--)
@@ -145,6 +170,7 @@ int main(void)
         cmocka_unit_test(test_config_defaults),
         cmocka_unit_test(test_config_job),
         cmocka_unit_test(test_config_errors),
+        cmocka_unit_test(test_token_file_private),
         cmocka_unit_test(test_status_strings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -350,10 +350,20 @@ static uint64_t expected_lock_sections(void)
     return total;
 }
 
+/* Seeds COH_SEED_FIRST (default 1) to COH_SEED_FIRST + COH_SEEDS - 1
+ * (default 4 seeds); the soak suite runs many. */
+static uint64_t env_u64(const char *name, uint64_t fallback)
+{
+    const char *text = getenv(name);
+    return text && *text ? strtoull(text, NULL, 10) : fallback;
+}
+
 static void test_randomised(void **state)
 {
     TEST_BEGIN();
-    for (uint64_t seed = 1; seed <= 4; seed++) {
+    uint64_t first = env_u64("COH_SEED_FIRST", 1);
+    uint64_t count = env_u64("COH_SEEDS", 4);
+    for (uint64_t seed = first; seed < first + count; seed++) {
         rand_seed = seed * 0x1234567ull;
         rand_array = publish_array(RAND_WORDS * 8 + RAND_COUNTERS * 8);
         if (rank == 0)
@@ -682,7 +692,8 @@ static void test_bounded_metadata(void **state)
     release_array(a);
 }
 
-int main(void)
+/* node_coherence [TEST]: runs every test, or only TEST. */
+int main(int argc, char **argv)
 {
     if (dsm_init() != DSM_OK)
         return 1;
@@ -707,6 +718,8 @@ int main(void)
         cmocka_unit_test(test_home_migration),
         cmocka_unit_test(test_bounded_metadata),
     };
+    if (argc > 1)
+        cmocka_set_test_filter(argv[1]);
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     dsm_sys_fault_reassert();
     dsm_finalize();

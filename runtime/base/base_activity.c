@@ -1,0 +1,104 @@
+/*
+ * base_activity.c - wording of the activity board's entries.
+ * Layer: base.  dsmrun and tests only (snprintf): see base_activity.h.
+ */
+#include "base_activity.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+_Static_assert(sizeof(dsm_activity_entry_t) == 128,
+               "an activity entry is 128 bytes");
+
+/* Appends to buf[0..len) after `used` characters; returns the new length,
+ * truncated (and still NUL-terminated) when the buffer is full. */
+static size_t append(char *buf, size_t len, size_t used, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static size_t append(char *buf, size_t len, size_t used, const char *fmt, ...)
+{
+    if (used + 1 >= len)
+        return used;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + used, len - used, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return used;
+    used += (size_t)n;
+    return used < len ? used : len - 1;
+}
+
+size_t dsm_activity_describe(const dsm_activity_entry_t *e, char *buf,
+                             size_t len)
+{
+    if (len == 0)
+        return 0;
+    buf[0] = '\0';
+    size_t used = 0;
+    char what[DSM_ACTIVITY_WHAT_MAX];
+    long page = sysconf(_SC_PAGESIZE);
+    switch (e->kind) {
+    case DSM_ACTIVITY_STARTING:
+        used = append(buf, len, used, "starting");
+        break;
+    case DSM_ACTIVITY_COMPUTING:
+        used = append(buf, len, used, "computing");
+        break;
+    case DSM_ACTIVITY_WAITING:
+        memcpy(what, e->what, sizeof what);
+        what[sizeof what - 1] = '\0';
+        used = append(buf, len, used, "waiting for %s", what);
+        if (e->peer >= 0)
+            used = append(buf, len, used, " from node %d", (int)e->peer);
+        break;
+    case DSM_ACTIVITY_FETCHING:
+        if (e->segment == 0)
+            used = append(buf, len, used, "fetching page %llu from node %d",
+                          (unsigned long long)(e->arg /
+                                               (uint64_t)(page > 0 ? page
+                                                                   : 4096)),
+                          (int)e->peer);
+        else
+            used = append(buf, len, used,
+                          "reading the control segment of node %d",
+                          (int)e->peer);
+        break;
+    case DSM_ACTIVITY_FINISHING:
+        used = append(buf, len, used, "finishing");
+        break;
+    default:
+        return 0;
+    }
+    if (e->locks_held > 0)
+        used = append(buf, len, used, " while holding %u lock%s (last: lock "
+                      "%u of node %u)", (unsigned)e->locks_held,
+                      e->locks_held == 1 ? "" : "s",
+                      (unsigned)(e->last_lock & 0xffffffffu),
+                      (unsigned)(e->last_lock >> 32) - 1u);
+    return used;
+}
+
+size_t dsm_activity_describe_node(const void *block, char *buf, size_t len)
+{
+    const dsm_activity_entry_t *entries = block;
+    char one[256], seen[DSM_ACTIVITY_SLOTS][256];
+    int distinct = 0;
+    size_t used = 0;
+    if (len == 0)
+        return 0;
+    buf[0] = '\0';
+    for (int i = 0; i < DSM_ACTIVITY_SLOTS; i++) {
+        if (dsm_activity_describe(&entries[i], one, sizeof one) == 0)
+            continue;
+        int repeated = 0;
+        for (int j = 0; j < distinct && !repeated; j++)
+            repeated = !strcmp(seen[j], one);
+        if (repeated)
+            continue;
+        memcpy(seen[distinct++], one, sizeof one);
+        used = append(buf, len, used, "%s%s", used ? ", " : "", one);
+    }
+    return used;
+}
