@@ -237,3 +237,34 @@ dsm_status_t dsm_config_load(void)
     }
     return DSM_OK;
 }
+
+static dsm_status_t env_text(const char *name, const char *dflt, char *out,
+                             size_t len)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        v = dflt;
+    if (strlen(v) >= len) {
+        dsm_log(DSM_LOG_ERROR, "%s is longer than %zu characters", name,
+                len - 1);
+        return DSM_ERR_INVALID;
+    }
+    strcpy(out, v);
+    return DSM_OK;
+}
+
+dsm_status_t dsm_launcher_config_load(dsm_launcher_config_t *out)
+{
+    dsm_launcher_config_t c;
+    memset(&c, 0, sizeof c);
+    if (env_text("DSM_SSH", DSM_DEFAULT_SSH_COMMAND, c.ssh_command,
+                 sizeof c.ssh_command) != DSM_OK ||
+        env_text("DSM_INTERFACE", "", c.interface, sizeof c.interface) !=
+            DSM_OK ||
+        env_text("DSM_PASS_ENV", "", c.pass_env, sizeof c.pass_env) !=
+            DSM_OK ||
+        env_text("DSM_HOSTFILE", "", c.hostfile, sizeof c.hostfile) != DSM_OK)
+        return DSM_ERR_INVALID;
+    *out = c;
+    return DSM_OK;
+}

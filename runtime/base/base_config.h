@@ -43,6 +43,22 @@ typedef struct dsm_config {
 #define DSM_DEFAULT_STACK_SIZE  ((size_t)64 << 20)
 #define DSM_DEFAULT_TIMEOUT_S   120u
 
+/* What dsmrun reads for multi-host jobs (doc/usage.md).  Empty strings
+ * mean "not set". */
+#define DSM_LAUNCH_TEXT_MAX 1024
+typedef struct dsm_launcher_config {
+    char ssh_command[DSM_LAUNCH_TEXT_MAX]; /* DSM_SSH: the remote shell */
+    char interface[64];            /* DSM_INTERFACE: rendezvous interface */
+    char pass_env[DSM_LAUNCH_TEXT_MAX]; /* DSM_PASS_ENV: names, commas */
+    char hostfile[DSM_LAUNCH_TEXT_MAX]; /* DSM_HOSTFILE: default hostfile */
+} dsm_launcher_config_t;
+
+#define DSM_DEFAULT_SSH_COMMAND \
+    "ssh -T -o BatchMode=yes -o ConnectTimeout=10"
+
+/* dsmrun's variables; DSM_ERR_INVALID (logged) when one is too long. */
+dsm_status_t dsm_launcher_config_load(dsm_launcher_config_t *out);
+
 /* Parse the environment into the process-wide configuration. */
 dsm_status_t dsm_config_load(void);
 const dsm_config_t *dsm_config(void);
