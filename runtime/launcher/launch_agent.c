@@ -402,6 +402,9 @@ int dsm_launch_agent_main(void)
         const char *procid = getenv("SLURM_PROCID");
         if (!procid || parse_int(procid, 0, a->size - 1, &a->rank) != 0)
             return say_fail(a, "no rank: neither given nor SLURM_PROCID");
+        const char *node_name = getenv("SLURMD_NODENAME");
+        if (node_name)
+            copy_text(a->host, sizeof a->host, node_name);
     }
     if (a->rank >= a->size)
         return say_fail(a, "rank out of range");

@@ -21,7 +21,7 @@ job_procs() {
     for pid in $(ip netns pids "${HOSTS_NS[$i]}" 2>/dev/null); do
       comm=$(cat /proc/$pid/comm 2>/dev/null) || continue
       case $comm in
-        sshd|munged|slurmctld|slurmd|slurmstepd) ;;
+        sshd|munged|slurmctld|slurmscriptd|slurmd) ;;
         *) echo "host $i: $pid $comm" ;;
       esac
     done

@@ -152,3 +152,83 @@ CONF
       { echo "FAIL: ssh to host $i does not work"; cat "$HOSTS_TMP/sshd_$i.log"; exit 1; }
   done
 }
+
+# hosts_start_slurm: munged (root namespace, private socket and key),
+# slurmctld in host 1, one slurmd per host; each daemon runs in its own UTS
+# namespace with hostname hI, the node name Slurm looks for.  Sets
+# HOSTS_SLURM_ENV, the variables the Slurm clients need.
+hosts_start_slurm() {
+  local i t
+  for d in munged slurmctld slurmd salloc srun sinfo unshare; do
+    command -v $d >/dev/null || [ -x /usr/sbin/$d ] ||
+      hosts_skip "$d is not installed (munge, slurmctld, slurmd, slurm-client)"
+  done
+  local S=$HOSTS_TMP/slurm
+  mkdir -p "$S/ctld" && chmod 0700 "$S"
+  dd if=/dev/urandom of="$S/munge.key" bs=1024 count=1 status=none
+  chmod 0400 "$S/munge.key"
+  /usr/sbin/munged --socket="$S/munge.sock" --key-file="$S/munge.key" \
+    --pid-file="$S/munged.pid" --log-file="$S/munged.log" \
+    --seed-file="$S/munged.seed" --force ||
+    { cat "$S/munged.log"; hosts_skip "munged does not start here"; }
+  hosts_wait_file "$S/munged.pid" || hosts_skip "munged wrote no pid file"
+  HOSTS_DAEMON_PIDS+=("$(cat "$S/munged.pid")")
+
+  cat > "$S/slurm.conf" <<CONF
+ClusterName=dsm$HOSTS_ID
+SlurmctldHost=h1(${HOSTS_ADDR[1]})
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+AuthInfo=socket=$S/munge.sock
+CredType=cred/munge
+StateSaveLocation=$S/ctld
+SlurmdSpoolDir=$S/slurmd.%n
+SlurmctldPidFile=$S/slurmctld.pid
+SlurmdPidFile=$S/slurmd.%n.pid
+SlurmctldLogFile=$S/slurmctld.log
+SlurmdLogFile=$S/slurmd.%n.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+SchedulerType=sched/builtin
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+ReturnToService=2
+MpiDefault=none
+KillWait=2
+InactiveLimit=0
+SlurmctldDebug=info
+SlurmdDebug=info
+CONF
+  for ((i = 1; i <= HOSTS_COUNT; i++)); do
+    echo "NodeName=h$i NodeAddr=${HOSTS_ADDR[$i]} CPUs=$(nproc) State=UNKNOWN" >> "$S/slurm.conf"
+  done
+  echo "PartitionName=dsm Nodes=ALL Default=YES MaxTime=INFINITE State=UP" >> "$S/slurm.conf"
+  # slurmd needs a cgroup plugin even with task/none: the kind mounted
+  if [ "$(stat -f -c %T /sys/fs/cgroup 2>/dev/null)" = cgroup2fs ]; then
+    printf 'CgroupPlugin=cgroup/v2\nIgnoreSystemd=yes\n' > "$S/cgroup.conf"
+  else
+    echo 'CgroupPlugin=cgroup/v1' > "$S/cgroup.conf"
+  fi
+  export SLURM_CONF=$S/slurm.conf
+  HOSTS_SLURM_ENV="SLURM_CONF=$S/slurm.conf"
+
+  hosts_run 1 unshare --uts sh -c "hostname h1 && exec /usr/sbin/slurmctld -i" ||
+    { cat "$S/slurmctld.log"; hosts_skip "slurmctld does not start here"; }
+  for ((i = 1; i <= HOSTS_COUNT; i++)); do
+    hosts_run "$i" unshare --uts sh -c "hostname h$i && exec /usr/sbin/slurmd" ||
+      { cat "$S/slurmd.h$i.log"; hosts_skip "slurmd does not start here"; }
+  done
+  for ((t = 0; t < 300; t++)); do
+    local idle
+    idle=$(hosts_run 1 sinfo -h -N -o %t 2>/dev/null | grep -c '^idle')
+    [ "$idle" -eq "$HOSTS_COUNT" ] && return 0
+    sleep 0.1
+  done
+  hosts_run 1 sinfo -N 2>&1
+  tail -5 "$S/slurmctld.log" "$S"/slurmd.*.log
+  echo "FAIL: the Slurm nodes did not become idle"
+  exit 1
+}
