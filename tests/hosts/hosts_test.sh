@@ -190,6 +190,36 @@ case $CASE in
     expect_gone_within_5s "$launcher" "dsmrun killed"
     wait "$launcher"
     ;;
+  ssh_layout_token_sigint)
+    hosts_create 3
+    hosts_start_sshd
+    # identical layout and no randomisation on every host
+    hosts_run 1 "$DSMRUN" --hosts "$(hostlist 3)" "$NODE_ECHO" report \
+      > "$HOSTS_TMP/out" 2>&1 || { cat "$HOSTS_TMP/out"; fail "report job failed"; }
+    cat "$HOSTS_TMP/out"
+    [ "$(grep -c '^node .* token ok aslr off layout' "$HOSTS_TMP/out")" -eq 3 ] ||
+      fail "not every node reported token ok, aslr off"
+    [ "$(sed -n 's/.* layout \([^ ]*\) .*/\1/p' "$HOSTS_TMP/out" | sort -u | wc -l)" -eq 1 ] ||
+      fail "the address-space layout differs between hosts"
+    expect_nothing_left
+    # the token is on no command line; SIGINT reaches every node
+    ip netns exec "${HOSTS_NS[1]}" "$DSMRUN" --hosts "$(hostlist 2)" \
+      "$NODE_ECHO" block > "$HOSTS_TMP/out" 2>&1 &
+    launcher=$!
+    wait_running 2 node_echo
+    node=$(hosts_procs 2 node_echo)
+    token=$(tr '\0' '\n' < /proc/$node/environ | sed -n 's/^DSM_TOKEN=//p')
+    [ ${#token} -eq 32 ] || fail "node has no token"
+    for pid in $(ls /proc | grep -E '^[0-9]+$'); do
+      ! tr '\0' ' ' < /proc/$pid/cmdline 2>/dev/null | grep -q "$token" ||
+        fail "the token is on the command line of pid $pid"
+    done
+    kill -INT "$launcher"
+    expect_gone_within_5s "$launcher" "SIGINT to dsmrun"
+    wait "$launcher"
+    status=$?
+    [ $status -eq 130 ] || { cat "$HOSTS_TMP/out"; fail "exit status $status after SIGINT, not 130"; }
+    ;;
   ssh_bad_input)
     hosts_create 2
     hosts_start_sshd
