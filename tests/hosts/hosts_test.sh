@@ -21,7 +21,8 @@ job_procs() {
     for pid in $(ip netns pids "${HOSTS_NS[$i]}" 2>/dev/null); do
       comm=$(cat /proc/$pid/comm 2>/dev/null) || continue
       case $comm in
-        sshd|munged|slurmctld|slurmscriptd|slurmd) ;;
+        # the daemons, and the allocation (salloc), which outlives the job
+        sshd|munged|slurmctld|slurmscriptd|slurmd|salloc) ;;
         *) echo "host $i: $pid $comm" ;;
       esac
     done
@@ -119,10 +120,16 @@ kill_node_case() {
   local launcher=$!
   wait_running $n "$(basename "$JACOBI" | cut -c1-15)"
   sleep 1   # past the wire-up: the nodes are computing
+  # dsmrun itself (under salloc, or exec'd by ip netns exec)
+  local pid dsmrun_pid=
+  for pid in $(hosts_procs 1 dsmrun); do
+    grep -q -- --node-agent /proc/$pid/cmdline || dsmrun_pid=$pid
+  done
+  [ -n "$dsmrun_pid" ] || fail "no dsmrun process"
   local victim
   victim=$(hosts_procs 2 "$(basename "$JACOBI" | cut -c1-15)")
   kill -9 $victim
-  expect_gone_within_5s "$launcher" "node on host 2 killed"
+  expect_gone_within_5s "$dsmrun_pid" "node on host 2 killed"
   wait "$launcher"
   local status=$?
   [ $status -ne 0 ] || fail "the job exited 0 after a node was killed"
