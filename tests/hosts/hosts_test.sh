@@ -163,6 +163,16 @@ case $CASE in
     hosts_create 2
     hosts_start_sshd
     run_ok 2 ssh "$OMP_REDUCTION"
+    # the rendezvous interface, by option and by variable
+    hosts_run 1 "$DSMRUN" -v --interface eth0 --hosts "$(hostlist 2)" \
+      "$OMP_REDUCTION" > "$HOSTS_TMP/out" 2>&1 || { cat "$HOSTS_TMP/out"; fail "--interface eth0"; }
+    grep -q "rendezvous ${HOSTS_ADDR[1]}:" "$HOSTS_TMP/out" ||
+      { cat "$HOSTS_TMP/out"; fail "--interface eth0: rendezvous not on eth0"; }
+    DSM_INTERFACE=lo hosts_run 1 "$DSMRUN" -v --hosts "${HOSTS_ADDR[1]}" \
+      "$OMP_REDUCTION" > "$HOSTS_TMP/out" 2>&1 || { cat "$HOSTS_TMP/out"; fail "DSM_INTERFACE=lo"; }
+    grep -q "rendezvous 127.0.0.1:" "$HOSTS_TMP/out" ||
+      { cat "$HOSTS_TMP/out"; fail "DSM_INTERFACE=lo: rendezvous not on lo"; }
+    expect_nothing_left
     ;;
   ssh_3_hosts)
     hosts_create 3
