@@ -216,6 +216,19 @@ dsm_status_t dsm_config_load(void)
         return DSM_ERR_INVALID;
     config.stack_size = (size_t)u;
 
+    s = getenv("DSM_UCX_ERR_MODE");
+    if (!s || !*s || !strcmp(s, "auto"))
+        config.ucx_err_mode = DSM_UCX_ERR_AUTO;
+    else if (!strcmp(s, "peer"))
+        config.ucx_err_mode = DSM_UCX_ERR_PEER;
+    else if (!strcmp(s, "none"))
+        config.ucx_err_mode = DSM_UCX_ERR_NONE;
+    else {
+        dsm_log(DSM_LOG_ERROR, "DSM_UCX_ERR_MODE=%s: expected auto, peer or "
+                "none", s);
+        return DSM_ERR_INVALID;
+    }
+
     s = getenv("DSM_STATS");
     if (!s || !*s || !strcmp(s, "0"))
         config.stats = DSM_STATS_OFF;

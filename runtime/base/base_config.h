@@ -18,6 +18,12 @@ typedef enum dsm_stats_mode {
     DSM_STATS_JSON,
 } dsm_stats_mode_t;
 
+typedef enum dsm_ucx_err_mode {
+    DSM_UCX_ERR_AUTO = 0,          /* peer mode only towards other hosts */
+    DSM_UCX_ERR_PEER,
+    DSM_UCX_ERR_NONE,
+} dsm_ucx_err_mode_t;
+
 #define DSM_TOKEN_MAX 128
 #define DSM_HOST_MAX 256
 
@@ -36,6 +42,7 @@ typedef struct dsm_config {
     char stats_file[256];          /* DSM_STATS_FILE, "" = stderr/stdout */
     unsigned timeout_ms;           /* DSM_TIMEOUT in seconds, stored in ms */
     int progress_thread;           /* DSM_PROGRESS_THREAD: 1 */
+    dsm_ucx_err_mode_t ucx_err_mode; /* DSM_UCX_ERR_MODE: auto */
 } dsm_config_t;
 
 #define DSM_DEFAULT_REGION_BASE ((uintptr_t)0x200000000000ull)
