@@ -43,12 +43,14 @@ typedef struct dsm_config {
     unsigned timeout_ms;           /* DSM_TIMEOUT in seconds, stored in ms */
     int progress_thread;           /* DSM_PROGRESS_THREAD: 1 */
     dsm_ucx_err_mode_t ucx_err_mode; /* DSM_UCX_ERR_MODE: auto */
+    int migrate_after;             /* DSM_MIGRATE_AFTER: barrier epochs, 0 off */
 } dsm_config_t;
 
 #define DSM_DEFAULT_REGION_BASE ((uintptr_t)0x200000000000ull)
 #define DSM_DEFAULT_REGION_SIZE ((size_t)16 << 30)
 #define DSM_DEFAULT_STACK_SIZE  ((size_t)64 << 20)
 #define DSM_DEFAULT_TIMEOUT_S   120u
+#define DSM_DEFAULT_MIGRATE_AFTER 1
 
 /* What dsmrun reads for multi-host jobs (doc/usage.md).  Empty strings
  * mean "not set". */
