@@ -193,18 +193,27 @@ case $CASE in
     hosts_start_sshd
     kill_node_case ssh
     ;;
-  ssh_kill_dsmrun)
+  ssh_kill_dsmrun|slurm_kill_dsmrun)
     hosts_create 2
-    hosts_start_sshd
-    ip netns exec "${HOSTS_NS[1]}" "$DSMRUN" --hosts "$(hostlist 2)" \
-      "$JACOBI" -n 300 -k 1000000 > "$HOSTS_TMP/out" 2>&1 &
+    if [ "$CASE" = ssh_kill_dsmrun ]; then
+      hosts_start_sshd
+      ip netns exec "${HOSTS_NS[1]}" "$DSMRUN" --hosts "$(hostlist 2)" \
+        "$JACOBI" -n 300 -k 1000000 > "$HOSTS_TMP/out" 2>&1 &
+    else
+      hosts_start_slurm
+      hosts_run 1 env $HOSTS_SLURM_ENV salloc -Q -N 2 "$DSMRUN" "$JACOBI" \
+        -n 300 -k 1000000 > "$HOSTS_TMP/out" 2>&1 &
+    fi
     launcher=$!
     wait_running 2 "$(basename "$JACOBI" | cut -c1-15)"
     sleep 1
-    # `ip netns exec` execs dsmrun: $launcher is dsmrun itself
-    [ "$(cat /proc/$launcher/comm)" = dsmrun ] || fail "no dsmrun process"
-    kill -9 "$launcher"
-    expect_gone_within_5s "$launcher" "dsmrun killed"
+    dsmrun_pid=
+    for pid in $(hosts_procs 1 dsmrun); do
+      grep -q -- --node-agent /proc/$pid/cmdline || dsmrun_pid=$pid
+    done
+    [ -n "$dsmrun_pid" ] || fail "no dsmrun process"
+    kill -9 "$dsmrun_pid"
+    expect_gone_within_5s "$dsmrun_pid" "dsmrun killed"
     wait "$launcher"
     ;;
   ssh_layout_token_sigint)
