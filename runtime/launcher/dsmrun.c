@@ -1,6 +1,8 @@
 /*
  * dsmrun.c - the dsmomp launcher: starts the nodes of one job on this
- * machine and supervises them.
+ * machine, over ssh (--hosts, --hostfile) or with srun (inside a Slurm
+ * allocation), and supervises them; also the node agent of remote nodes
+ * (--node-agent, launch_agent.c).
  *
  * Layer: launcher (uses base and sys only).  Entry point: main.
  * Order matters: everything is validated before anything is started; the
@@ -10,7 +12,10 @@
  * launch_program (PATH search), launch_identity (job id, token),
  * launch_rendezvous (node 0's socket), launch_env (node environment),
  * launch_spawn (one node), launch_supervise (waiting and ending the job),
- * launch_shm (shared memory left behind), launch_report (messages).
+ * launch_shm (shared memory left behind), launch_report (messages);
+ * across hosts: launch_hosts (host lists), launch_remote (ssh and srun
+ * clients), launch_agent (the remote side), launch_netif (node 0's
+ * address).
  */
 #include <errno.h>
 #include <fcntl.h>
