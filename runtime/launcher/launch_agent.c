@@ -59,6 +59,7 @@ typedef struct agent {
     sigset_t previous_mask, forwarded;
     struct sigaction previous_sigpipe;
     pid_t node;                     /* 0 until started */
+    sigset_t sent;                  /* signals passed on to the node */
 } agent_t;
 
 static int say_fail(agent_t *a, const char *what)
@@ -293,16 +294,21 @@ static int start_node(agent_t *a)
 
 static void signal_node(agent_t *a, int sig)
 {
-    if (a->node > 1)
+    if (a->node > 1) {
+        sigaddset(&a->sent, sig);
         kill(-a->node, sig);
+    }
 }
 
 /* The node ended: end what it left in its group, report, exit status. */
 static int node_ended(agent_t *a, int wait_status)
 {
+    sigset_t sent = a->sent;
     signal_node(a, SIGKILL);
     if (WIFSIGNALED(wait_status)) {
         int sig = WTERMSIG(wait_status);
+        if (sigismember(&sent, sig) == 1)
+            return 128 + sig;   /* the job is ending: nothing to name */
         char what[128];
         snprintf(what, sizeof what, "pid %ld killed by signal %d (%s)",
                  (long)a->node, sig, strsignal(sig));
@@ -383,6 +389,7 @@ int dsm_launch_agent_main(void)
         return EXIT_AGENT;
     a->rank = -1;
     a->listen_fd = -1;
+    sigemptyset(&a->sent);
     a->threads = 1;
 
     /* if sshd's session or slurmstepd goes, so do we (and so the node) */
