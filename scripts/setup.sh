@@ -11,6 +11,7 @@ packages=(
   libucx-dev ucx-utils libsigsegv-dev libcmocka-dev
   mpich libmpich-dev
   python3 python3-matplotlib iproute2 procps
+  openssh-server openssh-client munge slurmctld slurmd slurm-client
 )
 
 missing=()

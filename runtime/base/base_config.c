@@ -232,6 +232,19 @@ dsm_status_t dsm_config_load(void)
         return DSM_ERR_INVALID;
     config.stack_size = (size_t)u;
 
+    s = getenv("DSM_UCX_ERR_MODE");
+    if (!s || !*s || !strcmp(s, "auto"))
+        config.ucx_err_mode = DSM_UCX_ERR_AUTO;
+    else if (!strcmp(s, "peer"))
+        config.ucx_err_mode = DSM_UCX_ERR_PEER;
+    else if (!strcmp(s, "none"))
+        config.ucx_err_mode = DSM_UCX_ERR_NONE;
+    else {
+        dsm_log(DSM_LOG_ERROR, "DSM_UCX_ERR_MODE=%s: expected auto, peer or "
+                "none", s);
+        return DSM_ERR_INVALID;
+    }
+
     s = getenv("DSM_STATS");
     if (!s || !*s || !strcmp(s, "0"))
         config.stats = DSM_STATS_OFF;
@@ -251,5 +264,36 @@ dsm_status_t dsm_config_load(void)
         }
         strcpy(config.stats_file, s);
     }
+    return DSM_OK;
+}
+
+static dsm_status_t env_text(const char *name, const char *dflt, char *out,
+                             size_t len)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        v = dflt;
+    if (strlen(v) >= len) {
+        dsm_log(DSM_LOG_ERROR, "%s is longer than %zu characters", name,
+                len - 1);
+        return DSM_ERR_INVALID;
+    }
+    strcpy(out, v);
+    return DSM_OK;
+}
+
+dsm_status_t dsm_launcher_config_load(dsm_launcher_config_t *out)
+{
+    dsm_launcher_config_t c;
+    memset(&c, 0, sizeof c);
+    if (env_text("DSM_SSH", DSM_DEFAULT_SSH_COMMAND, c.ssh_command,
+                 sizeof c.ssh_command) != DSM_OK ||
+        env_text("DSM_INTERFACE", "", c.interface, sizeof c.interface) !=
+            DSM_OK ||
+        env_text("DSM_PASS_ENV", "", c.pass_env, sizeof c.pass_env) !=
+            DSM_OK ||
+        env_text("DSM_HOSTFILE", "", c.hostfile, sizeof c.hostfile) != DSM_OK)
+        return DSM_ERR_INVALID;
+    *out = c;
     return DSM_OK;
 }

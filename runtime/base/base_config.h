@@ -18,6 +18,12 @@ typedef enum dsm_stats_mode {
     DSM_STATS_JSON,
 } dsm_stats_mode_t;
 
+typedef enum dsm_ucx_err_mode {
+    DSM_UCX_ERR_AUTO = 0,          /* peer mode only towards other hosts */
+    DSM_UCX_ERR_PEER,
+    DSM_UCX_ERR_NONE,
+} dsm_ucx_err_mode_t;
+
 #define DSM_TOKEN_MAX 128
 #define DSM_HOST_MAX 256
 
@@ -37,6 +43,7 @@ typedef struct dsm_config {
     unsigned timeout_ms;           /* DSM_TIMEOUT in seconds, stored in ms */
     int progress_thread;           /* DSM_PROGRESS_THREAD: 1 */
     int activity_fd;               /* DSM_ACTIVITY_FD: dsmrun's board, -1 */
+    dsm_ucx_err_mode_t ucx_err_mode; /* DSM_UCX_ERR_MODE: auto */
     int migrate_after;             /* DSM_MIGRATE_AFTER: barrier epochs, 0 off */
 } dsm_config_t;
 
@@ -45,6 +52,22 @@ typedef struct dsm_config {
 #define DSM_DEFAULT_STACK_SIZE  ((size_t)64 << 20)
 #define DSM_DEFAULT_TIMEOUT_S   120u
 #define DSM_DEFAULT_MIGRATE_AFTER 1
+
+/* What dsmrun reads for multi-host jobs (doc/usage.md).  Empty strings
+ * mean "not set". */
+#define DSM_LAUNCH_TEXT_MAX 1024
+typedef struct dsm_launcher_config {
+    char ssh_command[DSM_LAUNCH_TEXT_MAX]; /* DSM_SSH: the remote shell */
+    char interface[64];            /* DSM_INTERFACE: rendezvous interface */
+    char pass_env[DSM_LAUNCH_TEXT_MAX]; /* DSM_PASS_ENV: names, commas */
+    char hostfile[DSM_LAUNCH_TEXT_MAX]; /* DSM_HOSTFILE: default hostfile */
+} dsm_launcher_config_t;
+
+#define DSM_DEFAULT_SSH_COMMAND \
+    "ssh -T -o BatchMode=yes -o ConnectTimeout=10"
+
+/* dsmrun's variables; DSM_ERR_INVALID (logged) when one is too long. */
+dsm_status_t dsm_launcher_config_load(dsm_launcher_config_t *out);
 
 /* Parse the environment into the process-wide configuration. */
 dsm_status_t dsm_config_load(void);

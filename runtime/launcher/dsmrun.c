@@ -1,6 +1,8 @@
 /*
  * dsmrun.c - the dsmomp launcher: starts the nodes of one job on this
- * machine and supervises them.
+ * machine, over ssh (--hosts, --hostfile) or with srun (inside a Slurm
+ * allocation), and supervises them; also the node agent of remote nodes
+ * (--node-agent, launch_agent.c).
  *
  * Layer: launcher (uses base and sys only).  Entry point: main.
  * Order matters: everything is validated before anything is started; the
@@ -11,7 +13,10 @@
  * launch_rendezvous (node 0's socket), launch_env (node environment),
  * launch_spawn (one node), launch_supervise (waiting and ending the job),
  * launch_shm (shared memory left behind), launch_activity (what each
- * node is doing, for the failure report), launch_report (messages).
+ * node is doing, for the failure report), launch_report (messages);
+ * across hosts: launch_hosts (host lists), launch_remote (ssh and srun
+ * clients), launch_agent (the remote side), launch_netif (node 0's
+ * address).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,10 +29,13 @@
 #include <unistd.h>
 
 #include "launch_activity.h"
+#include "launch_agent.h"
 #include "launch_env.h"
+#include "launch_hosts.h"
 #include "launch_identity.h"
 #include "launch_options.h"
 #include "launch_program.h"
+#include "launch_remote.h"
 #include "launch_rendezvous.h"
 #include "launch_report.h"
 #include "launch_shm.h"
@@ -55,6 +63,8 @@ typedef struct launch {
     sigset_t forwarded_signals;
     struct sigaction previous_sigpipe;
     dsm_launch_job_t job;
+    dsm_launch_hosts_t hosts;        /* ssh */
+    int *host_of_rank;               /* ssh */
 } launch_t;
 
 static int fail(const char *what)
@@ -136,6 +146,7 @@ static int start_nodes(launch_t *l)
             .process_group = l->job.process_group,
             .inherit_fd = rank == 0 ? l->listen_fd : -1,
             .stdin_fd = rank == 0 ? l->stdin_fd : l->null_fd,
+            .stdout_fd = -1,
             .signal_mask = &l->previous_mask,
             .sigpipe_action = &l->previous_sigpipe,
             .default_signals = &l->forwarded_signals,
@@ -156,15 +167,91 @@ static int start_nodes(launch_t *l)
     return 0;
 }
 
-static int run(const dsm_launch_options_t *options)
+/* ssh or srun: validate the hosts (before anything starts), then start
+ * the agents. */
+static int start_remote(launch_t *l)
 {
-    launch_t *l = calloc(1, sizeof *l);
-    dsm_launch_node_t *nodes = calloc((size_t)options->nodes, sizeof *nodes);
-    if (!l || !nodes) {
-        free(l);
-        free(nodes);
+    const dsm_launch_options_t *o = l->options;
+    if (dsm_launch_make_job_id(l->job_id) != DSM_OK ||
+        dsm_launch_make_token(l->token) != DSM_OK)
+        return fail("cannot read random bytes");
+    if (o->verbose)
+        dsm_launch_say("job %s: %d node%s of %d thread%s over %s: %s",
+                       l->job_id, o->nodes, o->nodes == 1 ? "" : "s",
+                       o->threads, o->threads == 1 ? "" : "s",
+                       o->where == DSM_LAUNCH_SLURM ? "srun" : "ssh",
+                       l->program);
+    dsm_launch_remote_t remote = {
+        .options = o,
+        .program = l->program,
+        .job_id = l->job_id,
+        .token = l->token,
+        .hosts = &l->hosts,
+        .host_of_rank = l->host_of_rank,
+        .signal_mask = &l->previous_mask,
+        .sigpipe_action = &l->previous_sigpipe,
+        .default_signals = &l->forwarded_signals,
+    };
+    dsm_status_t st = dsm_launch_remote_start(&remote, &l->job);
+    return st == DSM_OK ? 0 : st == DSM_ERR_INVALID ? EXIT_USAGE
+                                                    : EXIT_LAUNCHER;
+}
+
+/* Reads the hosts or the allocation; settles the node count. */
+static int plan_remote(launch_t *l, dsm_launch_options_t *o)
+{
+    char absolute[PATH_MAX];
+    if (!realpath(l->program, absolute))
+        return fail("cannot resolve the program's path");
+    snprintf(l->program, sizeof l->program, "%s", absolute);
+    if (o->where == DSM_LAUNCH_SLURM)
+        return dsm_launch_slurm_nodes(o->nodes_given, &o->nodes) == DSM_OK
+                   ? 0 : EXIT_USAGE;
+    dsm_status_t st = o->hosts_list
+        ? dsm_launch_hosts_from_list(o->hosts_list, &l->hosts)
+        : dsm_launch_hosts_from_file(o->hostfile, &l->hosts);
+    if (st != DSM_OK)
+        return EXIT_USAGE;
+    if (!o->nodes_given)
+        o->nodes = l->hosts.total_slots > DSM_LAUNCH_MAX_NODES
+                       ? DSM_LAUNCH_MAX_NODES : l->hosts.total_slots;
+    l->host_of_rank = calloc((size_t)o->nodes, sizeof *l->host_of_rank);
+    if (!l->host_of_rank) {
         errno = ENOMEM;
         return fail("cannot allocate");
+    }
+    return dsm_launch_hosts_place(&l->hosts, o->nodes, l->host_of_rank) ==
+                   DSM_OK ? 0 : EXIT_USAGE;
+}
+
+static int run(const dsm_launch_options_t *options)
+{
+    static dsm_launch_options_t planned;
+    planned = *options;
+    options = &planned;
+    launch_t *l = calloc(1, sizeof *l);
+    if (!l) {
+        errno = ENOMEM;
+        return fail("cannot allocate");
+    }
+    dsm_launch_node_t *nodes = NULL;
+    int exit_status = EXIT_LAUNCHER;
+    if (dsm_launch_resolve_program(options->program_argv[0], l->program,
+                                   sizeof l->program) != DSM_OK) {
+        exit_status = EXIT_USAGE;
+        goto free_memory;
+    }
+    if (planned.where != DSM_LAUNCH_LOCAL) {
+        exit_status = plan_remote(l, &planned);
+        if (exit_status != 0)
+            goto free_memory;
+        exit_status = EXIT_LAUNCHER;
+    }
+    nodes = calloc((size_t)options->nodes, sizeof *nodes);
+    if (!nodes) {
+        errno = ENOMEM;
+        exit_status = fail("cannot allocate");
+        goto free_memory;
     }
     l->options = options;
     l->listen_fd = l->null_fd = l->stdin_fd = l->activity_fd = -1;
@@ -175,13 +262,7 @@ static int run(const dsm_launch_options_t *options)
         .signal_fd = -1,
     };
 
-    int exit_status = EXIT_LAUNCHER;
     time_t job_start_time = time(NULL);
-    if (dsm_launch_resolve_program(options->program_argv[0], l->program,
-                                   sizeof l->program) != DSM_OK) {
-        exit_status = EXIT_USAGE;
-        goto free_memory;
-    }
 
     /* Processes that nodes leave behind are reparented to dsmrun, so that
      * it can wait for them and nothing outlives the job unnoticed. */
@@ -199,6 +280,18 @@ static int run(const dsm_launch_options_t *options)
                                    &l->job.signal_fd) != DSM_OK) {
         exit_status = fail("cannot capture signals");
         goto free_memory;
+    }
+
+    if (options->where != DSM_LAUNCH_LOCAL) {
+        int start_failure = start_remote(l);
+        if (start_failure != 0) {
+            dsm_launch_end_now(&l->job);
+            exit_status = start_failure;
+        } else if (dsm_launch_supervise(&l->job, &exit_status) != DSM_OK) {
+            exit_status = fail("supervising the nodes failed");
+        }
+        dsm_launch_remote_close(&l->job);
+        goto release;
     }
 
     int prepared = prepare(l);
@@ -226,11 +319,14 @@ release:
         dsm_launch_shm_dir_remove(l->shm_dir, options->verbose);
     if (l->null_fd >= 0)
         close(l->null_fd);
+    close(l->job.signal_fd);
+    l->job.signal_fd = -1;
     if (l->listen_fd >= 0)
         close(l->listen_fd);
-    close(l->job.signal_fd);
 free_memory:
     explicit_bzero(l->token, sizeof l->token);
+    dsm_launch_hosts_free(&l->hosts);
+    free(l->host_of_rank);
     free(nodes);
     free(l);
     return exit_status;
@@ -249,6 +345,8 @@ int main(int argc, char **argv)
     case DSM_LAUNCH_VERSION:
         dsm_launch_print_version(stdout);
         return fflush(stdout) == 0 ? 0 : EXIT_LAUNCHER;
+    case DSM_LAUNCH_AGENT:
+        return dsm_launch_agent_main();
     case DSM_LAUNCH_RUN:
         break;
     }

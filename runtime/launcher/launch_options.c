@@ -18,12 +18,29 @@
 #error "DSM_VERSION must be defined by the build"
 #endif
 
-enum { OPT_KILL_GRACE = 256 };
+enum {
+    OPT_KILL_GRACE = 256,
+    OPT_HOSTS,
+    OPT_HOSTFILE,
+    OPT_SSH,
+    OPT_INTERFACE,
+    OPT_LOCAL,
+    OPT_NODE_AGENT,
+};
+
+static dsm_launcher_config_t launcher_config;   /* strings outlive parse */
 
 static const struct option long_options[] = {
     {"nodes",      required_argument, NULL, 'n'},
     {"threads",    required_argument, NULL, 't'},
     {"kill-grace", required_argument, NULL, OPT_KILL_GRACE},
+    {"hosts",      required_argument, NULL, OPT_HOSTS},
+    {"hostfile",   required_argument, NULL, OPT_HOSTFILE},
+    {"ssh",        required_argument, NULL, OPT_SSH},
+    {"interface",  required_argument, NULL, OPT_INTERFACE},
+    {"env",        required_argument, NULL, 'x'},
+    {"local",      no_argument,       NULL, OPT_LOCAL},
+    {"node-agent", no_argument,       NULL, OPT_NODE_AGENT},
     {"verbose",    no_argument,       NULL, 'v'},
     {"help",       no_argument,       NULL, 'h'},
     {"version",    no_argument,       NULL, 'V'},
@@ -31,16 +48,17 @@ static const struct option long_options[] = {
 };
 
 /* "+": stop at the program name; ":": report a missing value as ':'. */
-static const char short_options[] = "+:n:t:vhV";
+static const char short_options[] = "+:n:t:x:vhV";
 
 void dsm_launch_print_help(FILE *stream)
 {
     fprintf(stream,
 "Usage: dsmrun [OPTIONS] PROGRAM [ARGUMENTS...]\n"
 "\n"
-"Start PROGRAM as the nodes of one dsmomp job on this machine.  Every node\n"
-"runs with address-space randomisation off, so code and data have the same\n"
-"addresses on every node.  Options after PROGRAM belong to PROGRAM.\n"
+"Start PROGRAM as the nodes of one dsmomp job: on this machine, on the hosts\n"
+"of --hosts or --hostfile (over ssh), or inside a Slurm allocation (srun).\n"
+"Every node runs with address-space randomisation off, so code and data have\n"
+"the same addresses on every node.  Options after PROGRAM belong to PROGRAM.\n"
 "\n"
 "Options:\n"
 "  -n, --nodes N           number of nodes to start, 1 to %d (default 1)\n"
@@ -49,15 +67,30 @@ void dsm_launch_print_help(FILE *stream)
 "      --kill-grace SECS   after a failure or a forwarded signal, wait SECS\n"
 "                          seconds (0 to %d) before sending SIGKILL to\n"
 "                          the job (default: DSM_KILL_GRACE, else %d)\n"
+"      --hosts H1,H2[:S],..  start the nodes on these hosts over ssh, S slots\n"
+"                          (nodes) per host, default 1; -n defaults to the\n"
+"                          total; ranks fill the hosts in order\n"
+"      --hostfile FILE     the same from FILE: one host per line, 'NAME' or\n"
+"                          'NAME slots=S'; '#' comments (default DSM_HOSTFILE)\n"
+"      --ssh COMMAND       remote shell, split at spaces, then HOST and the\n"
+"                          agent command are appended (default: DSM_SSH,\n"
+"                          else '" DSM_DEFAULT_SSH_COMMAND "')\n"
+"      --interface IFACE   node 0 listens for the others on IFACE's IPv4\n"
+"                          address (default: DSM_INTERFACE, else the address\n"
+"                          that routes to the next host)\n"
+"  -x, --env NAME          also pass NAME to remote nodes (repeatable;\n"
+"                          DSM_PASS_ENV=N1,N2 does the same)\n"
+"      --local             start on this machine even inside Slurm\n"
 "  -v, --verbose           report what is started and how each node ends\n"
 "  -h, --help              print this help and exit\n"
 "  -V, --version           print the version and exit\n"
 "\n"
-"Set for every node (other variables pass through unchanged):\n"
+"Set for every node (locally, other variables pass through unchanged):\n"
 "  DSM_RANK                the node's number, 0 to N-1\n"
 "  DSM_SIZE                N\n"
 "  DSM_THREADS             T\n"
-"  DSM_RENDEZVOUS          127.0.0.1:PORT, where node 0 accepts the others\n"
+"  DSM_RENDEZVOUS          127.0.0.1:PORT (across hosts: node 0's address),\n"
+"                          where node 0 accepts the others\n"
 "  DSM_RENDEZVOUS_FD       node 0 only: the already listening socket\n"
 "  DSM_TOKEN               the job's secret (128 random bits); never printed\n"
 "  DSM_JOB_ID              unique per job: DSMRUN_PID.RANDOM\n"
@@ -70,6 +103,15 @@ void dsm_launch_print_help(FILE *stream)
 "\n"
 "Read by dsmrun:\n"
 "  DSM_KILL_GRACE          default of --kill-grace\n"
+"  DSM_SSH, DSM_INTERFACE, DSM_HOSTFILE, DSM_PASS_ENV   see above\n"
+"  SLURM_JOB_ID            set: start the nodes with srun, one per allocated\n"
+"                          node (-n at most the allocation's node count)\n"
+"\n"
+"Remote nodes (ssh, srun) get DSM_*, OMP_*, KMP_*, UCX_*, PATH,\n"
+"LD_LIBRARY_PATH, HOME, USER, LOGNAME, LANG, LC_*, TZ, TMPDIR and the --env\n"
+"names from dsmrun's environment, and nothing else; the program (and dsmrun)\n"
+"must be at the same path on every host.  The token travels on the remote\n"
+"shell's standard input, never on a command line.\n"
 "\n"
 "Behaviour:\n"
 "  The nodes form one process group.  SIGINT, SIGTERM, SIGHUP and SIGQUIT\n"
@@ -141,6 +183,15 @@ dsm_status_t dsm_launch_options_parse(int argc, char **argv,
         .kill_grace_s = DSM_LAUNCH_DEFAULT_KILL_GRACE,
     };
 
+    if (dsm_launcher_config_load(&launcher_config) != DSM_OK)
+        return DSM_ERR_INVALID;
+    opts.ssh_command = launcher_config.ssh_command;
+    opts.interface = launcher_config.interface;
+    opts.pass_env = launcher_config.pass_env;
+    if (launcher_config.hostfile[0])
+        opts.hostfile = launcher_config.hostfile;
+    int force_local = 0;
+
     const char *grace_env = getenv("DSM_KILL_GRACE");
     if (grace_env && *grace_env &&
         parse_count("DSM_KILL_GRACE", grace_env, 0, DSM_LAUNCH_MAX_KILL_GRACE,
@@ -157,7 +208,35 @@ dsm_status_t dsm_launch_options_parse(int argc, char **argv,
             if (parse_count("node count", optarg, 1, DSM_LAUNCH_MAX_NODES,
                             &opts.nodes) != DSM_OK)
                 return DSM_ERR_INVALID;
+            opts.nodes_given = 1;
             break;
+        case OPT_HOSTS:
+            opts.hosts_list = optarg;
+            break;
+        case OPT_HOSTFILE:
+            opts.hostfile = optarg;
+            break;
+        case OPT_SSH:
+            opts.ssh_command = optarg;
+            break;
+        case OPT_INTERFACE:
+            opts.interface = optarg;
+            break;
+        case 'x':
+            if (opts.pass_count == DSM_LAUNCH_MAX_PASS) {
+                dsm_launch_say("too many --env options (at most %d)",
+                               DSM_LAUNCH_MAX_PASS);
+                return DSM_ERR_INVALID;
+            }
+            opts.pass[opts.pass_count++] = optarg;
+            break;
+        case OPT_LOCAL:
+            force_local = 1;
+            break;
+        case OPT_NODE_AGENT:
+            opts.action = DSM_LAUNCH_AGENT;
+            *out = opts;
+            return DSM_OK;
         case 't':
             if (parse_count("thread count", optarg, 1, DSM_LAUNCH_MAX_THREADS,
                             &opts.threads) != DSM_OK)
@@ -187,6 +266,23 @@ dsm_status_t dsm_launch_options_parse(int argc, char **argv,
         return DSM_ERR_INVALID;
     }
     opts.program_argv = argv + optind;
+    if (opts.hosts_list && opts.hostfile &&
+        !(launcher_config.hostfile[0] &&
+          opts.hostfile == launcher_config.hostfile)) {
+        dsm_launch_say("--hosts and --hostfile exclude each other");
+        return DSM_ERR_INVALID;
+    }
+    if (opts.hosts_list)
+        opts.hostfile = NULL;   /* the command line wins over DSM_HOSTFILE */
+    if (force_local && (opts.hosts_list || opts.hostfile)) {
+        dsm_launch_say("--local and a host list exclude each other");
+        return DSM_ERR_INVALID;
+    }
+    const char *slurm_job = getenv("SLURM_JOB_ID");
+    if (opts.hosts_list || opts.hostfile)
+        opts.where = DSM_LAUNCH_SSH;
+    else if (!force_local && slurm_job && *slurm_job)
+        opts.where = DSM_LAUNCH_SLURM;
     *out = opts;
     return DSM_OK;
 }

@@ -21,11 +21,29 @@ typedef enum dsm_launch_action {
     DSM_LAUNCH_RUN = 0,
     DSM_LAUNCH_HELP,
     DSM_LAUNCH_VERSION,
+    DSM_LAUNCH_AGENT,          /* --node-agent: the remote side, internal */
 } dsm_launch_action_t;
+
+typedef enum dsm_launch_where {
+    DSM_LAUNCH_LOCAL = 0,      /* fork/exec on this machine */
+    DSM_LAUNCH_SSH,            /* --hosts / --hostfile / DSM_HOSTFILE */
+    DSM_LAUNCH_SLURM,          /* SLURM_JOB_ID set: srun */
+} dsm_launch_where_t;
+
+#define DSM_LAUNCH_MAX_PASS 64     /* --env names */
 
 typedef struct dsm_launch_options {
     dsm_launch_action_t action;
-    int nodes;                /* -n, default 1 */
+    int nodes;                /* -n, default 1 (hosts: their slots) */
+    int nodes_given;          /* -n was on the command line */
+    dsm_launch_where_t where;
+    const char *hosts_list;   /* --hosts */
+    const char *hostfile;     /* --hostfile, else DSM_HOSTFILE */
+    const char *ssh_command;  /* --ssh, else DSM_SSH, else the default */
+    const char *interface;    /* --interface, else DSM_INTERFACE, or "" */
+    const char *pass_env;     /* DSM_PASS_ENV: comma-separated names */
+    const char *pass[DSM_LAUNCH_MAX_PASS]; /* --env NAME, repeatable */
+    int pass_count;
     int threads;              /* -t, default 1 */
     int kill_grace_s;         /* --kill-grace, else DSM_KILL_GRACE, else 2 */
     int verbose;              /* -v */
@@ -34,7 +52,8 @@ typedef struct dsm_launch_options {
                                  action is DSM_LAUNCH_RUN */
 } dsm_launch_options_t;
 
-/* Parse main's arguments (and DSM_KILL_GRACE).  On a bad option, a bad
+/* Parse main's arguments (and DSM_KILL_GRACE, DSM_SSH, DSM_INTERFACE,
+ * DSM_PASS_ENV, DSM_HOSTFILE, SLURM_JOB_ID).  On a bad option, a bad
  * value or a missing program, prints one line starting with "dsmrun: " on
  * stderr and returns DSM_ERR_INVALID. */
 dsm_status_t dsm_launch_options_parse(int argc, char **argv,

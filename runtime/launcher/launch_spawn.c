@@ -67,6 +67,8 @@ static __attribute__((noreturn)) void child_run(const dsm_launch_child_t *c,
 
     if (c->stdin_fd >= 0 && dup2(c->stdin_fd, STDIN_FILENO) < 0)
         child_fail(c, "cannot redirect standard input", NULL, errno);
+    if (c->stdout_fd >= 0 && dup2(c->stdout_fd, STDOUT_FILENO) < 0)
+        child_fail(c, "cannot redirect standard output", NULL, errno);
     if (c->inherit_fd >= 0 && fcntl(c->inherit_fd, F_SETFD, 0) != 0)
         child_fail(c, "cannot pass the rendezvous socket", NULL, errno);
 

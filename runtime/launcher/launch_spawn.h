@@ -21,6 +21,7 @@ typedef struct dsm_launch_child {
     pid_t process_group;          /* 0: the child founds the job's group */
     int inherit_fd;               /* kept open across execve, or -1 */
     int stdin_fd;                 /* becomes the child's stdin, or -1 */
+    int stdout_fd;                /* becomes the child's stdout, or -1 */
     const sigset_t *signal_mask;  /* restored in the child before execve */
     const struct sigaction *sigpipe_action; /* restored likewise */
     const sigset_t *default_signals; /* reset to SIG_DFL: the signals dsmrun

@@ -21,6 +21,7 @@
 #include "base_log.h"
 #include "base_time.h"
 #include "launch_activity.h"
+#include "launch_remote.h"
 #include "launch_report.h"
 
 #define NS_PER_S  1000000000ull
@@ -37,6 +38,7 @@ typedef struct supervisor {
     int culprit_class;      /* failure_class of the node exit_status names */
     sigset_t sent;          /* signals dsmrun has sent to the job */
     unsigned char *reaped_now; /* per rank: reaped in the current batch */
+    struct pollfd *pollfds;    /* the signalfd, then remote outputs */
 } supervisor_t;
 
 static void signal_group(supervisor_t *s, int sig)
@@ -44,7 +46,13 @@ static void signal_group(supervisor_t *s, int sig)
     /* kill(-0) or kill(-1) would reach far more than the job */
     DSM_ASSERT(s->job->process_group > 1);
     sigaddset(&s->sent, sig);
-    kill(-s->job->process_group, sig);
+    /* Remote nodes get the signal through their agent; the clients (ssh,
+     * srun) only get SIGKILL, whose end of file makes each agent SIGKILL
+     * its node. */
+    if (s->job->remote && sig != SIGKILL)
+        dsm_launch_remote_signal(s->job, sig);
+    else
+        kill(-s->job->process_group, sig);
 }
 
 static int group_is_empty(const supervisor_t *s)
@@ -104,6 +112,23 @@ static void report_node_end(int rank, const dsm_launch_node_t *node,
     char activity[512], doing[520] = "";
     if (dsm_launch_activity_describe(rank, activity, sizeof activity) > 0)
         snprintf(doing, sizeof doing, " while %s", activity);
+    if (node->label[0]) {
+        if (!node->announced)
+            dsm_launch_say("%s: could not start (its launcher, pid %ld, %s "
+                           "%d)%s", node->label, (long)node->pid,
+                           WIFSIGNALED(st) ? "was killed by signal"
+                                           : "exited with status",
+                           WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st),
+                           suffix);
+        else if (WIFSIGNALED(st))
+            dsm_launch_say("%s (launcher pid %ld) killed by signal %d%s",
+                           node->label, (long)node->pid, WTERMSIG(st),
+                           suffix);
+        else
+            dsm_launch_say("%s exited with status %d%s", node->label,
+                           WEXITSTATUS(st), suffix);
+        return;
+    }
     if (WIFSIGNALED(st))
         dsm_launch_say("node %d (pid %ld) killed by signal %d (%s)%s%s", rank,
                        (long)node->pid, WTERMSIG(st), strsignal(WTERMSIG(st)),
@@ -287,7 +312,10 @@ dsm_status_t dsm_launch_supervise(dsm_launch_job_t *job, int *exit_status)
     supervisor_t s = {.job = job, .running = job->node_count};
     sigemptyset(&s.sent);
     s.reaped_now = calloc((size_t)job->node_count, 1);
-    if (!s.reaped_now) {
+    s.pollfds = calloc((size_t)job->node_count + 1, sizeof *s.pollfds);
+    if (!s.reaped_now || !s.pollfds) {
+        free(s.reaped_now);
+        free(s.pollfds);
         dsm_launch_end_now(job);
         errno = ENOMEM;
         return DSM_ERR_NOMEM;
@@ -315,15 +343,26 @@ dsm_status_t dsm_launch_supervise(dsm_launch_job_t *job, int *exit_status)
                                NS_PER_MS);
         }
 
-        struct pollfd pfd = {.fd = job->signal_fd, .events = POLLIN};
-        int ready = poll(&pfd, 1, timeout_ms);
+        struct pollfd *pfd = s.pollfds;
+        pfd[0] = (struct pollfd){.fd = job->signal_fd, .events = POLLIN};
+        for (int i = 0; job->remote && i < job->node_count; i++)
+            pfd[i + 1] = (struct pollfd){.fd = job->nodes[i].output_fd,
+                                         .events = POLLIN};
+        nfds_t count = job->remote ? (nfds_t)job->node_count + 1 : 1;
+        int ready = poll(pfd, count, timeout_ms);
         if (ready < 0 && errno != EINTR)
             goto fail;
-        if (ready > 0 && handle_signals(&s) != 0)
+        for (nfds_t i = 1; ready > 0 && i < count; i++)
+            if (pfd[i].revents)
+                dsm_launch_remote_output(job, (int)i - 1);
+        if (ready > 0 && pfd[0].revents && handle_signals(&s) != 0)
             goto fail;
     }
+    if (job->remote)
+        dsm_launch_remote_drain(job);
 
     free(s.reaped_now);
+    free(s.pollfds);
     *exit_status = s.exit_status;
     return DSM_OK;
 
@@ -331,6 +370,7 @@ fail:;
     int saved = errno;
     dsm_launch_end_now(job);
     free(s.reaped_now);
+    free(s.pollfds);
     errno = saved;
     return DSM_ERR_IO;
 }

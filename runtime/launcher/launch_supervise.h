@@ -19,10 +19,19 @@
 /* Seconds dsmrun waits after SIGKILL before reporting what is still there. */
 #define DSM_LAUNCH_AFTER_KILL_S 2
 
+#define DSM_LAUNCH_LABEL_MAX 320
+
 typedef struct dsm_launch_node {
     pid_t pid;
     int running;        /* not yet reaped */
     int wait_status;    /* from waitpid, once reaped */
+    /* Remote jobs only (launch_remote.c): pid is the ssh or srun client. */
+    char label[DSM_LAUNCH_LABEL_MAX]; /* "node 1 on host 'b'", "srun" */
+    int lifeline_fd;    /* write end of the agent's standard input */
+    int output_fd;      /* read end of its standard output; -1 at EOF */
+    int announced;      /* the agent's first line has arrived */
+    char line[DSM_LAUNCH_LABEL_MAX]; /* that line while it arrives */
+    size_t line_len;
 } dsm_launch_node_t;
 
 typedef struct dsm_launch_job {
@@ -32,6 +41,9 @@ typedef struct dsm_launch_job {
     int signal_fd;              /* from dsm_launch_signals_capture */
     int kill_grace_s;
     int verbose;
+    int remote;                 /* nodes run behind ssh or srun agents */
+    char rendezvous[DSM_LAUNCH_LABEL_MAX]; /* remote: from node 0's agent */
+    int rendezvous_sent;
 } dsm_launch_job_t;
 
 /* The signals dsmrun forwards to the job: SIGINT, SIGTERM, SIGHUP,

@@ -47,7 +47,6 @@
 
 tp_state_t tp = {.worker_efd = -1, .wake_fd = -1};
 
-typedef enum err_mode { ERR_MODE_AUTO, ERR_MODE_PEER, ERR_MODE_NONE } err_mode_t;
 
 int dsm_tp_rank(void) { return tp.initialized ? tp.rank : dsm_config()->rank; }
 int dsm_tp_size(void) { return tp.initialized ? tp.size : dsm_config()->size; }
@@ -162,20 +161,6 @@ static void host_identity(unsigned char id[TP_WIRE_HOST_ID_LEN])
         gethostname((char *)id, TP_WIRE_HOST_ID_LEN);
 }
 
-static err_mode_t configured_err_mode(void)
-{
-    const char *v = getenv("DSM_UCX_ERR_MODE");
-    if (!v || !*v || !strcmp(v, "auto"))
-        return ERR_MODE_AUTO;
-    if (!strcmp(v, "peer"))
-        return ERR_MODE_PEER;
-    if (!strcmp(v, "none"))
-        return ERR_MODE_NONE;
-    dsm_log(DSM_LOG_WARN, "DSM_UCX_ERR_MODE=%s: expected auto, peer or "
-            "none; using auto", v);
-    return ERR_MODE_AUTO;
-}
-
 static void endpoint_failed(void *arg, ucp_ep_h ep, ucs_status_t status)
 {
     (void)ep;
@@ -191,12 +176,12 @@ static void endpoint_failed(void *arg, ucp_ep_h ep, ucs_status_t status)
 static dsm_status_t connect_peers(const tp_record_t *table,
                                   const unsigned char *my_host)
 {
-    err_mode_t mode = configured_err_mode();
+    dsm_ucx_err_mode_t mode = dsm_config()->ucx_err_mode;
     for (int r = 0; r < tp.size; r++) {
         tp_peer_t *p = &tp.peers[r];
         int watched = r != tp.rank &&
-                      (mode == ERR_MODE_PEER ||
-                       (mode == ERR_MODE_AUTO &&
+                      (mode == DSM_UCX_ERR_PEER ||
+                       (mode == DSM_UCX_ERR_AUTO &&
                         memcmp(table[r].host_id, my_host,
                                TP_WIRE_HOST_ID_LEN) != 0));
         ucp_ep_params_t ep = {

@@ -71,7 +71,9 @@ static void clear_env(void)
         "DSM_SIZE", "DSM_RANK", "DSM_THREADS", "DSM_RENDEZVOUS",
         "DSM_RENDEZVOUS_FD", "DSM_TOKEN", "DSM_TOKEN_FILE", "DSM_REGION_BASE",
         "DSM_REGION_SIZE", "DSM_STACK_SIZE", "DSM_STATS", "DSM_STATS_FILE",
-        "DSM_TIMEOUT", "DSM_LOG_LEVEL", "DSM_PROGRESS_THREAD", NULL};
+        "DSM_TIMEOUT", "DSM_LOG_LEVEL", "DSM_PROGRESS_THREAD",
+        "DSM_UCX_ERR_MODE", "DSM_SSH", "DSM_INTERFACE", "DSM_PASS_ENV",
+        "DSM_HOSTFILE", NULL};
     for (int i = 0; vars[i]; i++)
         unsetenv(vars[i]);
 }
@@ -128,6 +130,52 @@ static void test_config_errors(void **state)
     setenv("DSM_LOG_LEVEL", "loud", 1);
     assert_int_equal(dsm_config_load(), DSM_ERR_INVALID);
     clear_env();
+    setenv("DSM_UCX_ERR_MODE", "sometimes", 1);
+    assert_int_equal(dsm_config_load(), DSM_ERR_INVALID);
+    clear_env();
+}
+
+static void test_config_ucx_err_mode(void **state)
+{
+    static const struct {
+        const char *text;
+        dsm_ucx_err_mode_t mode;
+    } cases[] = {{"", DSM_UCX_ERR_AUTO}, {"auto", DSM_UCX_ERR_AUTO},
+                 {"peer", DSM_UCX_ERR_PEER}, {"none", DSM_UCX_ERR_NONE}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        clear_env();
+        setenv("DSM_UCX_ERR_MODE", cases[i].text, 1);
+        assert_int_equal(dsm_config_load(), DSM_OK);
+        assert_int_equal(dsm_config()->ucx_err_mode, cases[i].mode);
+    }
+    clear_env();
+}
+
+static void test_launcher_config(void **state)
+{
+    dsm_launcher_config_t c;
+    clear_env();
+    assert_int_equal(dsm_launcher_config_load(&c), DSM_OK);
+    assert_string_equal(c.ssh_command, DSM_DEFAULT_SSH_COMMAND);
+    assert_string_equal(c.interface, "");
+    assert_string_equal(c.pass_env, "");
+    assert_string_equal(c.hostfile, "");
+    setenv("DSM_SSH", "ssh -p 2222", 1);
+    setenv("DSM_INTERFACE", "eth1", 1);
+    setenv("DSM_PASS_ENV", "A,B", 1);
+    setenv("DSM_HOSTFILE", "/etc/hosts.dsm", 1);
+    assert_int_equal(dsm_launcher_config_load(&c), DSM_OK);
+    assert_string_equal(c.ssh_command, "ssh -p 2222");
+    assert_string_equal(c.interface, "eth1");
+    assert_string_equal(c.pass_env, "A,B");
+    assert_string_equal(c.hostfile, "/etc/hosts.dsm");
+    char long_name[200];
+    memset(long_name, 'x', sizeof long_name - 1);
+    long_name[sizeof long_name - 1] = '\0';
+    setenv("DSM_INTERFACE", long_name, 1);   /* longer than an interface */
+    assert_int_equal(dsm_launcher_config_load(&c), DSM_ERR_INVALID);
+    assert_string_equal(c.interface, "eth1");   /* untouched on error */
+    clear_env();
 }
 
 /* The token file must be private to its owner (doc/reliability.md). */
@@ -171,6 +219,8 @@ int main(void)
         cmocka_unit_test(test_config_job),
         cmocka_unit_test(test_config_errors),
         cmocka_unit_test(test_token_file_private),
+        cmocka_unit_test(test_config_ucx_err_mode),
+        cmocka_unit_test(test_launcher_config),
         cmocka_unit_test(test_status_strings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

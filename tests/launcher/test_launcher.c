@@ -250,6 +250,93 @@ static void test_bad_input(void **state)
     assert_false(path_exists(marker));
 }
 
+/* Host lists, hostfiles and Slurm allocations that cannot work: one line,
+ * status 2, nothing started (no ssh is needed to find out). */
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void test_bad_host_input(void **state)
+{
+    const char *dir = *state;
+    char marker[128], bad_slots[128], three_words[128], empty[128],
+        missing[128];
+    snprintf(marker, sizeof marker, "%s/started", dir);
+    snprintf(bad_slots, sizeof bad_slots, "%s/bad_slots", dir);
+    snprintf(three_words, sizeof three_words, "%s/three_words", dir);
+    snprintf(empty, sizeof empty, "%s/empty", dir);
+    snprintf(missing, sizeof missing, "%s/missing", dir);
+    write_file(bad_slots, "# hosts\nalpha slots=2\nbeta slots=many\n");
+    write_file(three_words, "alpha 2 extra\n");
+    write_file(empty, "# nothing\n\n");
+
+    const char *node = node_path();
+    const char *blank[] = {"--hosts", "alpha,,beta", node, "touch", marker,
+                           NULL};
+    const char *trailing[] = {"--hosts", "alpha,", node, "touch", marker,
+                              NULL};
+    const char *twice[] = {"--hosts", "alpha,beta,alpha", node, "touch",
+                           marker, NULL};
+    const char *slots[] = {"--hosts", "alpha:0", node, "touch", marker, NULL};
+    const char *too_many[] = {"-n", "3", "--hosts", "alpha,beta", node,
+                              "touch", marker, NULL};
+    const char *no_file[] = {"--hostfile", missing, node, "touch", marker,
+                             NULL};
+    const char *file_slots[] = {"--hostfile", bad_slots, node, "touch",
+                                marker, NULL};
+    const char *file_words[] = {"--hostfile", three_words, node, "touch",
+                                marker, NULL};
+    const char *file_empty[] = {"--hostfile", empty, node, "touch", marker,
+                                NULL};
+    const char *both[] = {"--hosts", "alpha", "--hostfile", empty, node,
+                          "touch", marker, NULL};
+    const char *local_and_hosts[] = {"--local", "--hosts", "alpha", node,
+                                     "touch", marker, NULL};
+    check_usage_error(blank, "--hosts entry 2: blank host entry");
+    check_usage_error(trailing, "--hosts entry 2: blank host entry");
+    check_usage_error(twice, "host 'alpha' is listed twice");
+    check_usage_error(slots, "invalid slot count '0'");
+    check_usage_error(too_many, "3 nodes requested but the 2 hosts have "
+                                "only 2 slots");
+    check_usage_error(no_file, "No such file or directory");
+    check_usage_error(file_slots, "line 3: invalid slot count 'many'");
+    check_usage_error(file_words, "line 1: expected 'NAME [slots=N]'");
+    check_usage_error(file_empty, "names no host");
+    check_usage_error(both, "exclude each other");
+    check_usage_error(local_and_hosts, "exclude each other");
+
+    const char *run[] = {"-n", "3", node, "touch", marker, NULL};
+    const char *small_allocation[] = {"SLURM_JOB_ID=42",
+                                      "SLURM_JOB_NUM_NODES=2", NULL};
+    check_usage_error_env(run, small_allocation,
+                          "3 nodes requested but the Slurm allocation "
+                          "(job 42) has 2 nodes");
+    const char *no_count[] = {"SLURM_JOB_ID=42", "SLURM_JOB_NUM_NODES=",
+                              "SLURM_NNODES=", NULL};
+    check_usage_error_env(run, no_count, "not a node count");
+    const char *missing_env[] = {NULL, NULL};
+    char hostfile_env[160];
+    snprintf(hostfile_env, sizeof hostfile_env, "DSM_HOSTFILE=%s", missing);
+    missing_env[0] = hostfile_env;
+    check_usage_error_env(run, missing_env, "No such file or directory");
+
+    assert_false(path_exists(marker));
+
+    /* --local inside an allocation starts here, as without Slurm */
+    const char *local[] = {dsmrun_path(), "--local", "-n", "2", node, "touch",
+                           marker, NULL};
+    char out[OUTPUT_MAX];
+    int status = -1;
+    assert_int_equal(dsm_harness_run(local, small_allocation, RUN_TIMEOUT_S,
+                                     out, sizeof out, &status), 0);
+    assert_int_equal(status, 0);
+    assert_true(path_exists(marker));
+}
+
 static void test_help_and_version(void **state)
 {
     (void)state;
@@ -263,7 +350,9 @@ static void test_help_and_version(void **state)
         "--nodes", "--threads", "--kill-grace", "--verbose", "--help",
         "--version", "DSM_RANK", "DSM_SIZE", "DSM_THREADS", "DSM_RENDEZVOUS",
         "DSM_RENDEZVOUS_FD", "DSM_TOKEN", "DSM_JOB_ID", "DSM_KILL_GRACE",
-        "UCX_POSIX_DIR", "Exit status",
+        "UCX_POSIX_DIR", "Exit status", "--hosts", "--hostfile", "--ssh",
+        "--interface", "--env", "--local", "DSM_SSH", "DSM_INTERFACE",
+        "DSM_HOSTFILE", "DSM_PASS_ENV", "SLURM_JOB_ID",
     };
     for (size_t i = 0; i < sizeof documented / sizeof *documented; i++)
         if (!strstr(out, documented[i]))
@@ -682,6 +771,8 @@ int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_bad_input, setup_scratch,
+                                        teardown_scratch),
+        cmocka_unit_test_setup_teardown(test_bad_host_input, setup_scratch,
                                         teardown_scratch),
         cmocka_unit_test(test_help_and_version),
         cmocka_unit_test(test_three_nodes_report),

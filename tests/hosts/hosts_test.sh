@@ -1,0 +1,287 @@
+#!/bin/bash
+# hosts_test.sh CASE - dsmrun across hosts: network namespaces joined by a
+# bridge (netns.sh), nodes started over ssh or by srun, UCX forced onto TCP.
+# Environment (from meson): DSMRUN, OMP_REDUCTION, JACOBI (OpenMP programs
+# built by dsmcc that check their own answers), SRCDIR.
+# Exit: 0 pass, 1 fail, 77 skip (no root, a package missing).
+set -u
+. "$(dirname "$0")/netns.sh"
+
+CASE=${1:?usage: hosts_test.sh CASE}
+fail() { echo "FAIL: $*"; exit 1; }
+
+export UCX_TLS=tcp        # one kernel: UCX would pick shared memory
+export DSM_TIMEOUT=30
+unset SLURM_JOB_ID
+
+# The processes of the job in every host, other than the daemons.
+job_procs() {
+  local i pid comm
+  for ((i = 1; i <= HOSTS_COUNT; i++)); do
+    for pid in $(ip netns pids "${HOSTS_NS[$i]}" 2>/dev/null); do
+      comm=$(cat /proc/$pid/comm 2>/dev/null) || continue
+      case $comm in
+        # the daemons, and the allocation (salloc), which outlives the job
+        sshd|munged|slurmctld|slurmscriptd|slurmd|salloc) ;;
+        *) echo "host $i: $pid $comm" ;;
+      esac
+    done
+  done
+}
+
+expect_nothing_left() {
+  local left i
+  for ((i = 0; i < 50; i++)); do   # ssh sessions close asynchronously
+    left=$(job_procs)
+    [ -z "$left" ] && return 0
+    sleep 0.1
+  done
+  fail "processes left after the job: $left"
+}
+
+hostlist() {   # hostlist N: the first N hosts' addresses, comma-separated
+  local i list=
+  for ((i = 1; i <= $1; i++)); do list+=${list:+,}${HOSTS_ADDR[$i]}; done
+  echo "$list"
+}
+
+# run_ok N HOW PROGRAM ARGS: the job on N hosts exits 0; with HOW=slurm
+# dsmrun runs inside an allocation of N nodes.
+run_ok() {
+  local n=$1 how=$2
+  shift 2
+  local out=$HOSTS_TMP/out
+  if [ "$how" = ssh ]; then
+    DSM_LOG_LEVEL=debug hosts_run 1 "$DSMRUN" --hosts "$(hostlist "$n")" \
+      "$@" > "$out" 2>&1
+  else
+    DSM_LOG_LEVEL=debug hosts_run 1 env $HOSTS_SLURM_ENV salloc -Q -N "$n" \
+      "$DSMRUN" "$@" > "$out" 2>&1
+  fi
+  local status=$?
+  [ $status -eq 0 ] || { cat "$out"; fail "job on $n hosts by $how exited $status"; }
+  check_tcp "$out" "$n"
+  expect_nothing_left
+}
+
+# UCX really used TCP between the hosts: every node printed its lanes
+# (DSM_LOG_LEVEL=debug), which name tcp on eth0 and no shared memory.
+check_tcp() {
+  local out=$1 n=$2
+  grep -Eq 'lane\[[0-9]+\]: +[0-9]+:tcp/eth0' "$out" ||
+    { cat "$out"; fail "no TCP lane on eth0 in UCX's endpoint report"; }
+  ! grep -Eq 'lane\[[0-9]+\]: +[0-9]+:(posix|sysv|cma|xpmem|knem)' "$out" ||
+    { cat "$out"; fail "UCX used shared memory between hosts"; }
+  local up
+  up=$(grep -c 'transport up: node' "$out")
+  [ "$up" -eq "$n" ] || { cat "$out"; fail "$up of $n nodes came up"; }
+}
+
+# wait_running N NAME: NAME runs in each of the first N hosts.
+wait_running() {
+  local n=$1 name=$2 i t
+  for ((t = 0; t < 300; t++)); do
+    local all=1
+    for ((i = 1; i <= n; i++)); do
+      [ -n "$(hosts_procs "$i" "$name")" ] || all=0
+    done
+    [ $all -eq 1 ] && return 0
+    sleep 0.1
+  done
+  fail "$name did not start on all $n hosts"
+}
+
+# Kill one thing, then measure (process checks, 0.1 s apart) how long
+# until dsmrun has exited and nothing of the job is left: at most 5 s.
+expect_gone_within_5s() {
+  local dsmrun_pid=$1 what=$2 start now elapsed
+  start=$(date +%s%N)
+  while :; do
+    now=$(date +%s%N)
+    elapsed=$(( (now - start) / 1000000 ))
+    if ! kill -0 "$dsmrun_pid" 2>/dev/null && [ -z "$(job_procs)" ]; then
+      echo "$what: the whole job was gone after ${elapsed} ms"
+      return 0
+    fi
+    [ $elapsed -le 5000 ] || { job_procs; fail "$what: job still there after 5 s"; }
+    sleep 0.1
+  done
+}
+
+kill_node_case() {
+  local how=$1 n=3 out=$HOSTS_TMP/out
+  if [ "$how" = ssh ]; then
+    hosts_run 1 "$DSMRUN" --hosts "$(hostlist $n)" "$JACOBI" -n 300 \
+      -k 1000000 > "$out" 2>&1 &
+  else
+    hosts_run 1 env $HOSTS_SLURM_ENV salloc -Q -N $n "$DSMRUN" "$JACOBI" \
+      -n 300 -k 1000000 > "$out" 2>&1 &
+  fi
+  local launcher=$!
+  wait_running $n "$(basename "$JACOBI" | cut -c1-15)"
+  sleep 1   # past the wire-up: the nodes are computing
+  # dsmrun itself (under salloc, or exec'd by ip netns exec)
+  local pid dsmrun_pid=
+  for pid in $(hosts_procs 1 dsmrun); do
+    grep -q -- --node-agent /proc/$pid/cmdline || dsmrun_pid=$pid
+  done
+  [ -n "$dsmrun_pid" ] || fail "no dsmrun process"
+  local victim
+  victim=$(hosts_procs 2 "$(basename "$JACOBI" | cut -c1-15)")
+  kill -9 $victim
+  expect_gone_within_5s "$dsmrun_pid" "node on host 2 killed"
+  wait "$launcher"
+  local status=$?
+  [ $status -ne 0 ] || fail "the job exited 0 after a node was killed"
+  grep -q "node 1" "$out" || { cat "$out"; fail "the failed node is not named"; }
+  cat "$out"
+}
+
+# bad_input EXPECTED-TEXT ARGS...: dsmrun (run in host 1) fails with one
+# line containing the text, and nothing is left running.
+bad_input() {
+  local expected=$1
+  shift
+  local out=$HOSTS_TMP/out
+  hosts_run 1 "$@" > "$out" 2>&1
+  local status=$?
+  [ $status -ne 0 ] || { cat "$out"; fail "'$*' succeeded"; }
+  grep -q -- "$expected" "$out" ||
+    { cat "$out"; fail "'$*': no message containing '$expected'"; }
+  local lines
+  lines=$(grep -c '^dsmrun: ' "$out")
+  [ "$lines" -le 2 ] || { cat "$out"; fail "'$*': $lines messages, not one error"; }
+  echo "ok: $expected ($(grep '^dsmrun: ' "$out" | head -1))"
+  expect_nothing_left
+}
+
+hosts_require_root
+[ -x "${DSMRUN:-}" ] || fail "DSMRUN is not set"
+
+case $CASE in
+  ssh_2_hosts)
+    hosts_create 2
+    hosts_start_sshd
+    run_ok 2 ssh "$OMP_REDUCTION"
+    # the rendezvous interface, by option and by variable
+    hosts_run 1 "$DSMRUN" -v --interface eth0 --hosts "$(hostlist 2)" \
+      "$OMP_REDUCTION" > "$HOSTS_TMP/out" 2>&1 || { cat "$HOSTS_TMP/out"; fail "--interface eth0"; }
+    grep -q "rendezvous ${HOSTS_ADDR[1]}:" "$HOSTS_TMP/out" ||
+      { cat "$HOSTS_TMP/out"; fail "--interface eth0: rendezvous not on eth0"; }
+    DSM_INTERFACE=lo hosts_run 1 "$DSMRUN" -v --hosts "${HOSTS_ADDR[1]}" \
+      "$OMP_REDUCTION" > "$HOSTS_TMP/out" 2>&1 || { cat "$HOSTS_TMP/out"; fail "DSM_INTERFACE=lo"; }
+    grep -q "rendezvous 127.0.0.1:" "$HOSTS_TMP/out" ||
+      { cat "$HOSTS_TMP/out"; fail "DSM_INTERFACE=lo: rendezvous not on lo"; }
+    expect_nothing_left
+    ;;
+  ssh_3_hosts)
+    hosts_create 3
+    hosts_start_sshd
+    run_ok 3 ssh "$JACOBI" -n 61 -k 23 -c
+    # a hostfile with slots: 2 nodes on host 1, 1 on host 2
+    printf '# test\n%s slots=2\n\n%s\n' "${HOSTS_ADDR[1]}" "${HOSTS_ADDR[2]}" \
+      > "$HOSTS_TMP/hostfile"
+    DSM_LOG_LEVEL=debug hosts_run 1 "$DSMRUN" --hostfile "$HOSTS_TMP/hostfile" \
+      "$JACOBI" -n 61 -k 23 -c > "$HOSTS_TMP/out" 2>&1 ||
+      { cat "$HOSTS_TMP/out"; fail "hostfile job failed"; }
+    grep -q 'transport up: node 2 of 3' "$HOSTS_TMP/out" ||
+      { cat "$HOSTS_TMP/out"; fail "hostfile slots not used"; }
+    expect_nothing_left
+    ;;
+  ssh_kill_node)
+    hosts_create 3
+    hosts_start_sshd
+    kill_node_case ssh
+    ;;
+  ssh_kill_dsmrun|slurm_kill_dsmrun)
+    hosts_create 2
+    if [ "$CASE" = ssh_kill_dsmrun ]; then
+      hosts_start_sshd
+      ip netns exec "${HOSTS_NS[1]}" "$DSMRUN" --hosts "$(hostlist 2)" \
+        "$JACOBI" -n 300 -k 1000000 > "$HOSTS_TMP/out" 2>&1 &
+    else
+      hosts_start_slurm
+      hosts_run 1 env $HOSTS_SLURM_ENV salloc -Q -N 2 "$DSMRUN" "$JACOBI" \
+        -n 300 -k 1000000 > "$HOSTS_TMP/out" 2>&1 &
+    fi
+    launcher=$!
+    wait_running 2 "$(basename "$JACOBI" | cut -c1-15)"
+    sleep 1
+    dsmrun_pid=
+    for pid in $(hosts_procs 1 dsmrun); do
+      grep -q -- --node-agent /proc/$pid/cmdline || dsmrun_pid=$pid
+    done
+    [ -n "$dsmrun_pid" ] || fail "no dsmrun process"
+    kill -9 "$dsmrun_pid"
+    expect_gone_within_5s "$dsmrun_pid" "dsmrun killed"
+    wait "$launcher"
+    ;;
+  ssh_layout_token_sigint)
+    hosts_create 3
+    hosts_start_sshd
+    # identical layout and no randomisation on every host
+    hosts_run 1 "$DSMRUN" --hosts "$(hostlist 3)" "$NODE_ECHO" report \
+      > "$HOSTS_TMP/out" 2>&1 || { cat "$HOSTS_TMP/out"; fail "report job failed"; }
+    cat "$HOSTS_TMP/out"
+    [ "$(grep -c '^node .* token ok aslr off layout' "$HOSTS_TMP/out")" -eq 3 ] ||
+      fail "not every node reported token ok, aslr off"
+    [ "$(sed -n 's/.* layout \([^ ]*\) .*/\1/p' "$HOSTS_TMP/out" | sort -u | wc -l)" -eq 1 ] ||
+      fail "the address-space layout differs between hosts"
+    expect_nothing_left
+    # the token is on no command line; SIGINT reaches every node
+    ip netns exec "${HOSTS_NS[1]}" "$DSMRUN" --hosts "$(hostlist 2)" \
+      "$NODE_ECHO" block > "$HOSTS_TMP/out" 2>&1 &
+    launcher=$!
+    wait_running 2 node_echo
+    node=$(hosts_procs 2 node_echo)
+    token=$(tr '\0' '\n' < /proc/$node/environ | sed -n 's/^DSM_TOKEN=//p')
+    [ ${#token} -eq 32 ] || fail "node has no token"
+    for pid in $(ls /proc | grep -E '^[0-9]+$'); do
+      ! tr '\0' ' ' < /proc/$pid/cmdline 2>/dev/null | grep -q "$token" ||
+        fail "the token is on the command line of pid $pid"
+    done
+    kill -INT "$launcher"
+    expect_gone_within_5s "$launcher" "SIGINT to dsmrun"
+    wait "$launcher"
+    status=$?
+    [ $status -eq 130 ] || { cat "$HOSTS_TMP/out"; fail "exit status $status after SIGINT, not 130"; }
+    ;;
+  ssh_bad_input)
+    hosts_create 2
+    hosts_start_sshd
+    bad_input "10.77.0.99" "$DSMRUN" --hosts "${HOSTS_ADDR[1]},10.77.0.99" \
+      "$OMP_REDUCTION"
+    bad_input "blank host entry" "$DSMRUN" --hosts "${HOSTS_ADDR[1]},,${HOSTS_ADDR[2]}" \
+      "$OMP_REDUCTION"
+    bad_input "blank host entry" "$DSMRUN" --hosts "${HOSTS_ADDR[1]}," "$OMP_REDUCTION"
+    bad_input "listed twice" "$DSMRUN" --hosts "${HOSTS_ADDR[1]},${HOSTS_ADDR[1]}" \
+      "$OMP_REDUCTION"
+    bad_input "No such file" "$DSMRUN" --hostfile "$HOSTS_TMP/missing" \
+      "$OMP_REDUCTION"
+    bad_input "only 2 slots" "$DSMRUN" -n 3 --hosts "$(hostlist 2)" \
+      "$OMP_REDUCTION"
+    bad_input "interface 'nosuch0' does not exist" "$DSMRUN" --interface nosuch0 \
+      --hosts "$(hostlist 2)" "$OMP_REDUCTION"
+    ;;
+  slurm_2_hosts|slurm_3_hosts)
+    n=${CASE:6:1}
+    hosts_create "$n"
+    hosts_start_slurm
+    run_ok "$n" slurm "$JACOBI" -n 61 -k 23 -c
+    ;;
+  slurm_kill_node)
+    hosts_create 3
+    hosts_start_slurm
+    kill_node_case slurm
+    ;;
+  slurm_bad_input)
+    hosts_create 2
+    hosts_start_slurm
+    bad_input "Slurm allocation" env $HOSTS_SLURM_ENV salloc -Q -N 2 \
+      "$DSMRUN" -n 3 "$OMP_REDUCTION"
+    ;;
+  *)
+    fail "unknown case $CASE"
+    ;;
+esac
+echo "PASS: $CASE"
