@@ -24,8 +24,8 @@
 #include "app_shared.h"
 #include "gmres_problem.h"
 
-#define MAX_THREADS 1024
-#define PAD 8                 /* doubles per partial: one cache line */
+#define MAX_THREADS 256
+#define PAGE_DOUBLES 512      /* 4 KiB: a thread's partials fill a page */
 
 struct solver {
     const struct csr *a;
@@ -38,8 +38,12 @@ struct solver {
 };
 
 /* Per-thread partial sums of the tuned version, two generations so a
- * thread may write the next while a slower one still reads the last. */
-static double partials[2][MAX_THREADS][PAD];
+ * thread may write the next while a slower one still reads the last.
+ * Each thread's pair sits on a page of its own (data owned where it is
+ * computed): on a page-based DSM a page written by several nodes every
+ * step costs each writer a fetch, a twin and a diff. */
+static double partials[MAX_THREADS][PAGE_DOUBLES]
+    __attribute__((aligned(4096)));
 
 static void *shared_alloc(size_t bytes)
 {
@@ -117,16 +121,29 @@ static void solve_base(struct solver *s, struct gmres_cycle *c)
 
 /* ---- tuned: one region, rows owned by threads ------------------------- */
 
+/* Thread t's first row: the split by nonzeros rounded to whole pages of
+ * the vectors, so no page of a vector is written by two threads (on a
+ * page-based DSM such a page costs its non-home writer a twin and a diff
+ * every step, and the other a fetch). */
+static long owned_split(const struct csr *a, int t, int nt)
+{
+    long row = csr_split_by_nonzeros(a, t, nt);
+    if (t == nt)
+        return row;
+    long rounded = (row + PAGE_DOUBLES / 2) / PAGE_DOUBLES * PAGE_DOUBLES;
+    return rounded < a->rows ? rounded : a->rows;
+}
+
 /* Sum over the team of every thread's MINE, the same bits on every
  * thread; one barrier. */
 static double team_sum(double mine, int *generation)
 {
     int t = omp_get_thread_num(), nt = omp_get_num_threads();
-    partials[*generation][t][0] = mine;
+    partials[t][*generation] = mine;
 #pragma omp barrier
     double sum = 0.0;
     for (int k = 0; k < nt; k++)
-        sum += partials[*generation][k][0];
+        sum += partials[k][*generation];
     *generation ^= 1;
     return sum;
 }
@@ -149,8 +166,8 @@ static void solve_tuned(struct solver *s, struct gmres_cycle *c)
     const double *b = s->b;
     double tolerance = s->options->tolerance * s->b_norm;
     int t = omp_get_thread_num(), nt = omp_get_num_threads();
-    long first = csr_split_by_nonzeros(a, t, nt);
-    long end = csr_split_by_nonzeros(a, t + 1, nt);
+    long first = owned_split(a, t, nt);
+    long end = owned_split(a, t + 1, nt);
     int generation = 0;
     long iterations = 0;
     while (iterations < s->options->max_iterations) {
@@ -233,8 +250,8 @@ int main(int argc, char **argv)
 #pragma omp parallel reduction(+ : b_norm_sq)
     {
         int t = omp_get_thread_num(), nt = omp_get_num_threads();
-        long first = csr_split_by_nonzeros(&a, t, nt);
-        long end = csr_split_by_nonzeros(&a, t + 1, nt);
+        long first = owned_split(&a, t, nt);
+        long end = owned_split(&a, t + 1, nt);
         for (long i = first; i < end; i++) {
             b[i] = csr_row_dot(&a, i, star);
             x[i] = 0.0;

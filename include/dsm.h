@@ -119,6 +119,7 @@ typedef struct dsm_stats {
     uint64_t rma_put_bytes;
     uint64_t atomics;
     uint64_t protocol_ns;   /* time spent inside the protocol */
+    uint64_t pages_migrated; /* pages whose home moved to this node */
 } dsm_stats_t;
 DSM_API void dsm_stats_get(dsm_stats_t *out);
 

@@ -36,12 +36,14 @@ typedef struct dsm_config {
     char stats_file[256];          /* DSM_STATS_FILE, "" = stderr/stdout */
     unsigned timeout_ms;           /* DSM_TIMEOUT in seconds, stored in ms */
     int progress_thread;           /* DSM_PROGRESS_THREAD: 1 */
+    int migrate_after;             /* DSM_MIGRATE_AFTER: barrier epochs, 0 off */
 } dsm_config_t;
 
 #define DSM_DEFAULT_REGION_BASE ((uintptr_t)0x200000000000ull)
 #define DSM_DEFAULT_REGION_SIZE ((size_t)16 << 30)
 #define DSM_DEFAULT_STACK_SIZE  ((size_t)64 << 20)
 #define DSM_DEFAULT_TIMEOUT_S   120u
+#define DSM_DEFAULT_MIGRATE_AFTER 1
 
 /* Parse the environment into the process-wide configuration. */
 dsm_status_t dsm_config_load(void);

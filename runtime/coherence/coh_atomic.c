@@ -156,13 +156,14 @@ static uint64_t apply(dsm_coh_atomic_op_t op, unsigned size, uint64_t cur,
 }
 
 /* Bring this node's copy of the page in line with the new word and give
- * the page a write notice. */
+ * the page a write notice; page lock held since before the operation, so
+ * two threads' updates of the copy land in the order of their operations
+ * at the home. */
 static void note_update(size_t index, uintptr_t addr, const void *value,
                         unsigned size)
 {
     coh_page_t *pg = &coh.pages[index];
     size_t in_page = addr & (DSM_PAGE_SIZE - 1);
-    coh_page_lock(index);
     uint8_t flags = atomic_load(&pg->flags);
     if (!(flags & PF_HOME) && atomic_load(&pg->state) != PS_INVALID) {
         memcpy(coh_page_rt(index) + in_page, value, size);
@@ -171,8 +172,11 @@ static void note_update(size_t index, uintptr_t addr, const void *value,
     }
     if (!(flags & PF_HOME) || (flags & PF_SHARED))
         coh_dirty_add(index);
-    coh_page_unlock(index);
 }
+
+static dsm_status_t atomic_locked(long idx, uintptr_t a, unsigned size,
+                                  dsm_coh_atomic_op_t op, uint64_t operand,
+                                  uint64_t expected, uint64_t *old);
 
 static dsm_status_t atomic_body(void *addr, unsigned size,
                                 dsm_coh_atomic_op_t op, uint64_t operand,
@@ -188,7 +192,16 @@ static dsm_status_t atomic_body(void *addr, unsigned size,
     long idx = coh_page_index(a);
     if (idx < 0)
         return DSM_ERR_INVALID;
+    coh_page_lock((size_t)idx);
+    dsm_status_t st = atomic_locked(idx, a, size, op, operand, expected, old);
+    coh_page_unlock((size_t)idx);
+    return st;
+}
 
+static dsm_status_t atomic_locked(long idx, uintptr_t a, unsigned size,
+                                  dsm_coh_atomic_op_t op, uint64_t operand,
+                                  uint64_t expected, uint64_t *old)
+{
     /* sub-word operations work on the aligned 4-byte word around them */
     unsigned wsize = size == 8 ? 8 : 4;
     uintptr_t wa = a & ~(uintptr_t)(wsize - 1);

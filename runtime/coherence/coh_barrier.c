@@ -181,12 +181,17 @@ static void apply_depart(const char *buf, size_t len)
                                       rec.nranges);
             pos += rec.nranges * sizeof(coh_range_t);
         }
+        if (len - pos != hdr.nmigrations * sizeof(coh_migration_t))
+            dsm_fatal("malformed barrier departure: home moves");
     }
     for (int j = 0; j < coh.size; j++) {
         if (vc[j] > coh.vc[j])
             coh.vc[j] = vc[j];
         coh.vc_at_barrier[j] = coh.vc[j];
     }
+    if (!hdr.overflow)
+        coh_migrate_apply(buf + len - hdr.nmigrations * sizeof(coh_migration_t),
+                          hdr.nmigrations);
 }
 
 void coh_barrier_global(void)
@@ -199,16 +204,27 @@ void coh_barrier_global(void)
         dsm_tp_wait_flag(&gather_complete, "every node's barrier arrival");
         coh_spin_lock(&gather_lock);
         coh_msg_depart_t hdr = {epoch, (uint32_t)gather_overflow,
-                                gather_overflow ? 0 : gather_records};
-        memcpy(gather_buf, &hdr, sizeof hdr);
+                                gather_overflow ? 0 : gather_records, 0, 0};
         size_t out = gather_overflow ? gather_records_offset() : gather_len;
         memcpy(depart_buf, gather_buf, out);
-        depart_len = out;
         /* arrivals for the next barrier may come as soon as the first
          * departure is out */
         gather_reset();
         gather_epoch++;
         coh_spin_unlock(&gather_lock);
+        if (!hdr.overflow) {
+            const coh_migration_t *moves;
+            size_t n = coh_migrate_plan(depart_buf + gather_records_offset(),
+                                        out - gather_records_offset(),
+                                        hdr.nrecords,
+                                        (GATHER_BYTES - out) / sizeof *moves,
+                                        &moves);
+            memcpy(depart_buf + out, moves, n * sizeof *moves);
+            out += n * sizeof *moves;
+            hdr.nmigrations = (uint32_t)n;
+        }
+        memcpy(depart_buf, &hdr, sizeof hdr);
+        depart_len = out;
         for (int n = 1; n < coh.size; n++) {
             dsm_status_t st = dsm_tp_am_send(n, COH_AM_BARRIER_DEPART,
                                              depart_buf, depart_len);

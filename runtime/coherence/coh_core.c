@@ -51,6 +51,13 @@ void coh_spin_lock(_Atomic uint32_t *lock)
     }
 }
 
+int coh_spin_trylock(_Atomic uint32_t *lock)
+{
+    uint32_t c = 0;
+    return atomic_compare_exchange_strong_explicit(lock, &c, 1,
+            memory_order_acquire, memory_order_relaxed);
+}
+
 void coh_spin_unlock(_Atomic uint32_t *lock)
 {
     if (atomic_exchange_explicit(lock, 0, memory_order_release) == 2)
@@ -84,13 +91,27 @@ int coh_slot_self(void)
     return s;
 }
 
+/* Page indices of adjacent windows are consecutive but their addresses are
+ * not, so a run of indices is protected one window at a time. */
 void coh_protect(size_t index, size_t n, int prot)
 {
-    if (dsm_sys_protect(coh_page_addr(index), n << DSM_PAGE_SHIFT, prot)) {
-        char buf[32];
-        dsm_log_sigsafe("fatal: mprotect of sharable page failed, errno ",
-                        dsm_utoa((unsigned)errno, 10, buf));
-        _exit(DSM_EXIT_FATAL);
+    while (n) {
+        size_t in_window = n;
+        for (int i = 0; i < coh.nwin; i++)
+            if (index >= coh.win[i].first &&
+                index < coh.win[i].first + coh.win[i].pages) {
+                size_t left = coh.win[i].first + coh.win[i].pages - index;
+                in_window = n < left ? n : left;
+            }
+        if (dsm_sys_protect(coh_page_addr(index), in_window << DSM_PAGE_SHIFT,
+                            prot)) {
+            char buf[32];
+            dsm_log_sigsafe("fatal: mprotect of sharable page failed, errno ",
+                            dsm_utoa((unsigned)errno, 10, buf));
+            _exit(DSM_EXIT_FATAL);
+        }
+        index += in_window;
+        n -= in_window;
     }
 }
 

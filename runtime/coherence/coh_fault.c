@@ -25,18 +25,46 @@ static void fetch_fail(dsm_status_t st)
     _exit(DSM_EXIT_FATAL);
 }
 
-/* Pages registered with their home in one share request: a fault usually
- * starts a scan, and one round trip then covers the next pages too. */
-#define SHARE_BATCH 16u
+/* Read-ahead: a fault on the page right after a run this thread fetched
+ * doubles that stream's window (a scan), any other fault starts a new
+ * stream at one page.  A few streams are followed at once, because loops
+ * scan several arrays together (a CSR product reads three).  The window
+ * bounds both the pages registered with the home in one share request and
+ * the invalid pages fetched in one get, so a scan costs one round trip per
+ * window instead of one per page, and a lone access registers and fetches
+ * only its page: registering a page the node never reads would make its
+ * home track (fault on) its own writes for nothing. */
+#define READ_AHEAD_MAX 32u
+#define READ_AHEAD_STREAMS 4
+typedef struct ahead_stream {
+    size_t next;        /* the page after the stream's last run */
+    uint32_t window;
+} ahead_stream_t;
+static __thread __attribute__((tls_model("initial-exec")))
+    ahead_stream_t ahead[READ_AHEAD_STREAMS];
+static __thread __attribute__((tls_model("initial-exec"))) unsigned ahead_victim;
+
+static ahead_stream_t *read_ahead_stream(size_t index)
+{
+    for (int i = 0; i < READ_AHEAD_STREAMS; i++)
+        if (ahead[i].window && ahead[i].next == index) {
+            ahead[i].window = ahead[i].window * 2 < READ_AHEAD_MAX
+                                  ? ahead[i].window * 2 : READ_AHEAD_MAX;
+            return &ahead[i];
+        }
+    ahead_stream_t *s = &ahead[ahead_victim++ % READ_AHEAD_STREAMS];
+    s->window = 1;
+    return s;
+}
 
 /* Tell the home we now hold a copy, so it starts tracking its own writes to
- * the page (and the following unregistered pages it also homes).  Waits
- * for the acknowledgement: the home must write-protect the pages before we
- * read them, or a home write could escape the notices. */
-static void share_with_home(size_t index, int home)
+ * the page (and the following unregistered pages it also homes, up to
+ * window).  Waits for the acknowledgement: the home must write-protect the
+ * pages before we read them, or a home write could escape the notices. */
+static void share_with_home(size_t index, int home, uint32_t window)
 {
     uint32_t count = 1;
-    while (count < SHARE_BATCH && index + count < coh.npages) {
+    while (count < window && index + count < coh.npages) {
         const coh_page_t *next = &coh.pages[index + count];
         if (next->home != home || (atomic_load(&next->flags) &
                                    (PF_REGISTERED | PF_HOME)))
@@ -53,6 +81,29 @@ static void share_with_home(size_t index, int home)
     for (uint32_t k = 0; k < count; k++)
         atomic_fetch_or_explicit(&coh.pages[index + k].flags, PF_REGISTERED,
                                  memory_order_relaxed);
+}
+
+/* How many pages from index (whose lock the caller holds) one get can
+ * bring: following pages that are invalid, registered, of the same home,
+ * and whose locks are free (taken here, in ascending order). */
+static size_t lock_fetch_run(size_t index, int home, uint32_t window)
+{
+    size_t n = 1;
+    while (n < window && index + n < coh.npages) {
+        coh_page_t *next = &coh.pages[index + n];
+        if (next->home != home)
+            break;
+        if (!coh_page_trylock(index + n))
+            break;
+        uint8_t flags = atomic_load(&next->flags);
+        if ((flags & PF_HOME) || !(flags & PF_REGISTERED) ||
+            atomic_load(&next->state) != PS_INVALID) {
+            coh_page_unlock(index + n);
+            break;
+        }
+        n++;
+    }
+    return n;
 }
 
 static void make_writable(size_t index, coh_page_t *pg, int home_page)
@@ -83,14 +134,27 @@ int coh_fault_handler(uintptr_t addr, int access)
     int home_page = (flags & PF_HOME) != 0;
 
     if (state == PS_INVALID && !home_page) {
+        ahead_stream_t *stream = read_ahead_stream(index);
         if (!(flags & PF_REGISTERED))
-            share_with_home(index, pg->home);
+            share_with_home(index, pg->home, stream->window);
+        size_t run = lock_fetch_run(index, pg->home, stream->window);
         dsm_status_t st = dsm_tp_get(pg->home, DSM_TP_SEG_REGION,
                                      (uint64_t)index << DSM_PAGE_SHIFT,
-                                     coh_page_rt(index), DSM_PAGE_SIZE);
+                                     coh_page_rt(index),
+                                     run << DSM_PAGE_SHIFT);
         if (st != DSM_OK)
             fetch_fail(st);
-        COH_STAT_ADD(pages_fetched, 1);
+        COH_STAT_ADD(pages_fetched, run);
+        stream->next = index + run;
+        if (run > 1) {
+            /* the pages read ahead: valid, clean copies */
+            for (size_t k = 1; k < run; k++)
+                atomic_store_explicit(&coh.pages[index + k].state,
+                                      PS_READONLY, memory_order_release);
+            coh_protect(index + 1, run - 1, DSM_PROT_READ);
+            for (size_t k = 1; k < run; k++)
+                coh_page_unlock(index + k);
+        }
         if (access == DSM_FAULT_WRITE) {
             make_writable(index, pg, 0);
         } else {

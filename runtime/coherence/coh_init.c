@@ -229,6 +229,7 @@ dsm_status_t dsm_coh_init(const dsm_coh_init_args_t *args)
     if ((st = setup_space(args)) != DSM_OK ||
         (st = coh_interval_setup()) != DSM_OK ||
         (st = coh_barrier_setup()) != DSM_OK ||
+        (st = coh_migrate_setup()) != DSM_OK ||
         (st = coh_lock_setup()) != DSM_OK)
         return st;
     coh_fault_register_handlers();
@@ -236,6 +237,7 @@ dsm_status_t dsm_coh_init(const dsm_coh_init_args_t *args)
     coh_barrier_register_handlers();
     coh_lock_register_handlers();
     coh_heap_register_handlers();
+    coh_migrate_register_handlers();
 
     dsm_tp_segments_t seg = {
         .base = {coh.region.rt, coh.control},

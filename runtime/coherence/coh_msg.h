@@ -24,6 +24,8 @@ enum coh_am_id {
     COH_AM_HEAP_SIZE_REP  = 10,
     COH_AM_DIFF           = 11, /* writer -> home: diffs of its pages */
     COH_AM_DIFF_ACK       = 12, /* home -> writer: applied */
+    COH_AM_MIGRATE_DONE   = 13, /* node -> node 0: a barrier's home moves applied */
+    COH_AM_MIGRATE_GO     = 14, /* node 0 -> all: every node applied them */
     COH_AM_LAST           = 19,
 };
 
@@ -58,13 +60,24 @@ typedef struct coh_msg_arrive {
     uint32_t pad;
 } coh_msg_arrive_t;
 
-/* Barrier departure: header, the merged vector time (size entries), then
- * records of every node. */
+/* Barrier departure: header, the merged vector time (size entries), the
+ * records of every node, then nmigrations home moves. */
 typedef struct coh_msg_depart {
     uint64_t epoch;
     uint32_t overflow;
     uint32_t nrecords;
+    uint32_t nmigrations;
+    uint32_t pad;
 } coh_msg_depart_t;
+
+/* A home move decided at a barrier: pages [first, first+count) are homed
+ * at `home` from the end of that barrier on. */
+typedef struct coh_migration {
+    uint32_t first;
+    uint32_t count;
+    uint32_t home;
+    uint32_t pad;
+} coh_migration_t;
 
 typedef struct coh_msg_lock {
     uint32_t lock;           /* index at the manager */

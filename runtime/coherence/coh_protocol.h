@@ -65,15 +65,26 @@ void coh_interval_register_handlers(void);
 void coh_barrier_register_handlers(void);
 void coh_lock_register_handlers(void);
 void coh_heap_register_handlers(void);
+void coh_migrate_register_handlers(void);
 
 /* Module set-up after the windows exist, and shut-down. */
 dsm_status_t coh_interval_setup(void);
 dsm_status_t coh_barrier_setup(void);
 dsm_status_t coh_lock_setup(void);
 dsm_status_t coh_heap_setup(void);
+dsm_status_t coh_migrate_setup(void);
 
 /* The fault handler (installed through sys_fault). */
 int coh_fault_handler(uintptr_t addr, int access);
+
+/* Home migration (coh_migrate.c).  Node 0: decide the home moves of a
+ * barrier from the records it gathered (the departure's record section),
+ * at most max_moves; *out points at them, valid until the next call.  Every node: apply
+ * the moves of a departure (packed coh_migration_t) and wait until every
+ * node has.  Protocol mutex. */
+size_t coh_migrate_plan(const char *records, size_t len, uint32_t nrecords,
+                        size_t max_moves, const coh_migration_t **out);
+void coh_migrate_apply(const char *list, size_t n);
 
 /* The global part of a barrier: one thread per node. */
 void coh_barrier_global(void);

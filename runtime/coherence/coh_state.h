@@ -129,12 +129,17 @@ static inline char *coh_page_twin(size_t index)
 
 /* Spin locks usable from the fault handler (futex wait when contended). */
 void coh_spin_lock(_Atomic uint32_t *lock);
+int coh_spin_trylock(_Atomic uint32_t *lock);   /* 1: taken */
 void coh_spin_unlock(_Atomic uint32_t *lock);
 
 #define COH_PAGE_LOCK_STRIPES 65536u
 static inline void coh_page_lock(size_t index)
 {
     coh_spin_lock(&coh.page_locks[index & (COH_PAGE_LOCK_STRIPES - 1)]);
+}
+static inline int coh_page_trylock(size_t index)
+{
+    return coh_spin_trylock(&coh.page_locks[index & (COH_PAGE_LOCK_STRIPES - 1)]);
 }
 static inline void coh_page_unlock(size_t index)
 {
@@ -147,7 +152,7 @@ void coh_dirty_add(size_t index);
 /* This thread's reply slot (assigned on first use). */
 int coh_slot_self(void);
 
-/* Set the protection of n pages starting at index (one window). */
+/* Set the protection of n pages starting at index (may span windows). */
 void coh_protect(size_t index, size_t n, int prot);
 /* Set prot on the pages of [first, first+n) that `selected` picks, with one
  * call per maximal run (each call is a TLB shoot-down). */

@@ -563,6 +563,93 @@ static void test_atomics(void **state)
     dsm_barrier();
 }
 
+/* ---- home migration: pages with one steady writer move to it, pages
+ * whose writer alternates move back and forth, pages two nodes write stay,
+ * and a page one node only changes with atomics (so its copy there was
+ * never fetched) moves too; every word is checked on every node after
+ * every barrier */
+#define MIG_KINDS 4
+#define MIG_PHASES 8
+static uint64_t *mig_array;
+static size_t mig_pages;
+static volatile int mig_errors;
+
+/* the node that writes part `half` (0 or 1) of page i in phase p */
+static int mig_writer(size_t i, int p, int half)
+{
+    int base = (int)(i / MIG_KINDS) % nodes;
+    switch (i % MIG_KINDS) {
+    case 0:  return base;                                 /* steady */
+    case 1:  return (base + p) % nodes;                   /* alternating */
+    case 2:  return half ? (base + 1) % nodes : base;     /* two writers */
+    default: return (base + 1) % nodes;                   /* atomics */
+    }
+}
+
+static uint64_t mig_value(size_t i, size_t w, int p)
+{
+    return (uint64_t)(p + 1) * 1000003u + i * 512 + w;
+}
+
+static uint64_t mig_expected(size_t i, size_t w, int p)
+{
+    if (i % MIG_KINDS == 3)
+        return w == 0 ? (uint64_t)(p + 1) * (uint64_t)threads : 0;
+    return mig_value(i, w, p);
+}
+
+static void migration_thread(int t)
+{
+    for (int p = 0; p < MIG_PHASES; p++) {
+        for (size_t i = 0; i < mig_pages; i++) {
+            uint64_t *page = mig_array + i * 512;
+            if (i % MIG_KINDS == 3) {
+                if (mig_writer(i, p, 0) == rank) {
+                    uint64_t old;
+                    if (dsm_coh_atomic(page, 8, DSM_ATOMIC_ADD, 1, 0, &old) !=
+                        DSM_OK)
+                        __atomic_add_fetch(&mig_errors, 1, __ATOMIC_RELAXED);
+                }
+                continue;
+            }
+            for (size_t w = (size_t)t; w < 512; w += (size_t)threads)
+                if (mig_writer(i, p, w >= 256) == rank)
+                    page[w] = mig_value(i, w, p);
+        }
+        dsm_barrier();
+        for (size_t i = 0; i < mig_pages; i++)
+            for (size_t w = 0; w < 512; w++)
+                if (mig_array[i * 512 + w] != mig_expected(i, w, p))
+                    __atomic_add_fetch(&mig_errors, 1, __ATOMIC_RELAXED);
+        dsm_barrier();
+    }
+}
+
+static void test_home_migration(void **state)
+{
+    TEST_BEGIN();
+    mig_pages = (size_t)MIG_KINDS * (size_t)nodes * 2;
+    mig_array = publish_array(mig_pages * 4096);
+    mig_errors = 0;
+    dsm_stats_t before, after;
+    dsm_stats_get(&before);
+    run_threads(migration_thread);
+    dsm_stats_get(&after);
+    assert_int_equal(mig_errors, 0);
+    const char *env = getenv("DSM_MIGRATE_AFTER");
+    int after_epochs = env ? atoi(env) : 1;
+    uint64_t gained = after.pages_migrated - before.pages_migrated;
+    print_message("node %d: %llu pages moved here\n", rank,
+                  (unsigned long long)gained);
+    if (after_epochs == 0 || nodes == 1)
+        assert_int_equal(gained, 0);
+    else if (rank != 0 && after_epochs <= MIG_PHASES)
+        assert_true(gained > 0);   /* it steadily writes a page of node 0 */
+    else if (rank == 0 && after_epochs == 1)
+        assert_true(gained > 0);   /* alternating pages come back */
+    release_array(mig_array);
+}
+
 /* ---- bounded metadata: 10,000 barrier-write cycles */
 static long resident_kib(void)
 {
@@ -617,6 +704,7 @@ int main(void)
         cmocka_unit_test(test_read_during_refetch),
         cmocka_unit_test(test_heap_cross_node),
         cmocka_unit_test(test_atomics),
+        cmocka_unit_test(test_home_migration),
         cmocka_unit_test(test_bounded_metadata),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);

@@ -56,24 +56,30 @@ static void test_json(void **state)
         "read_faults", "write_faults", "pages_fetched", "twins", "diffs_sent",
         "diff_bytes_sent", "write_notices_sent", "write_notices_received",
         "invalidations", "barriers", "lock_acquires", "messages_sent",
-        "bytes_sent", "rma_gets", "rma_puts", "atomics", "protocol_ns"};
+        "bytes_sent", "rma_gets", "rma_puts", "atomics", "pages_migrated",
+        "protocol_ns"};
     for (int node = 0; node < 2; node++)
         for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
             if (json_value(out, node, keys[k]) < 0)
                 fail_msg("node %d: no \"%s\" in:\n%s", node, keys[k], out);
     /* node 1 read 4 pages from node 0 (and the page of the sharable global
      * that points to them) and wrote one of them */
-    assert_int_equal(json_value(out, 1, "pages_fetched"), 5);
+    assert_true(json_value(out, 1, "pages_fetched") >= 5);
+    /* the scan was read ahead: fewer gets than pages */
+    assert_true(json_value(out, 1, "rma_gets") < json_value(out, 1, "pages_fetched"));
     assert_int_equal(json_value(out, 1, "twins"), 1);
     assert_int_equal(json_value(out, 1, "diffs_sent"), 1);
     /* one word, every byte changed (3 -> -1): run header (4), the word (8);
      * a fully changed run carries no byte masks */
     assert_int_equal(json_value(out, 1, "diff_bytes_sent"), 12);
     assert_int_equal(json_value(out, 0, "diff_bytes_applied"), 8);
-    assert_int_equal(json_value(out, 0, "pages_fetched"), 0);
+    /* node 1 was the page's only writer in that barrier's epoch, so the
+     * page moved to node 1, and node 0's final read fetched it */
+    assert_int_equal(json_value(out, 1, "pages_migrated"), 1);
+    assert_int_equal(json_value(out, 0, "pages_migrated"), 0);
+    assert_int_equal(json_value(out, 0, "pages_fetched"), 1);
     assert_true(json_value(out, 0, "barriers") >= 2);
     assert_true(json_value(out, 1, "write_notices_sent") >= 1);
-    assert_true(json_value(out, 1, "rma_gets") >= 4);
     assert_non_null(strstr(out, "\"messages\": {"));
 }
 
