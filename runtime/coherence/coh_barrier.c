@@ -218,7 +218,8 @@ void coh_barrier_global(void)
                                         hdr.nrecords,
                                         (GATHER_BYTES - out) / sizeof *moves,
                                         &moves);
-            memcpy(depart_buf + out, moves, n * sizeof *moves);
+            if (n)   /* moves may be NULL when there are none */
+                memcpy(depart_buf + out, moves, n * sizeof *moves);
             out += n * sizeof *moves;
             hdr.nmigrations = (uint32_t)n;
         }
