@@ -3,9 +3,9 @@
 #   1. the normal build (./build, or DSM_BUILDDIR): every suite, the
 #      libFuzzer harnesses (suite 'fuzz') included;
 #   2. an AddressSanitizer + UndefinedBehaviorSanitizer build (./build-asan,
-#      or DSM_ASAN_BUILDDIR): every suite again, the fuzzers left out (they
+#      or TEST_ASAN_BUILDDIR): every suite again, the fuzzers left out (they
 #      carry both sanitizers in either build).
-# DSM_TEST_SANITIZE=0 skips the second run (a quicker local check; CI runs
+# TEST_SANITIZE=0 skips the second run (a quicker local check; CI runs
 # both).  Extra arguments go to both `meson test` runs (--suite X, names).
 # See doc/reliability.md, "Sanitizers" and "Fuzzing".
 #
@@ -15,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 builddir=${DSM_BUILDDIR:-build}
-asandir=${DSM_ASAN_BUILDDIR:-build-asan}
+asandir=${TEST_ASAN_BUILDDIR:-build-asan}
 
 passed=0
 failed=0
@@ -40,7 +40,7 @@ run_suite() {
 
 run_suite "$builddir" "normal build" "$@"
 
-if [ "${DSM_TEST_SANITIZE:-1}" != 0 ]; then
+if [ "${TEST_SANITIZE:-1}" != 0 ]; then
   # -Db_lundef=false: libdsmomp.so leaves the sanitizer runtime's symbols
   # undefined; the executable that loads it provides them.
   if [ ! -f "$asandir/build.ninja" ]; then
