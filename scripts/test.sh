@@ -1,18 +1,58 @@
 #!/usr/bin/env bash
-# test.sh - set up (packages, build) and run every test suite.
-# Exit status is meson test's: non-zero when any test fails.  The last line
-# is the plain summary "tests: N passed, N failed".
+# test.sh - set up (packages, build) and run every test suite, twice:
+#   1. the normal build (./build, or DSM_BUILDDIR): every suite, the
+#      libFuzzer harnesses (suite 'fuzz') included;
+#   2. an AddressSanitizer + UndefinedBehaviorSanitizer build (./build-asan,
+#      or TEST_ASAN_BUILDDIR): every suite again, the fuzzers left out (they
+#      carry both sanitizers in either build).
+# TEST_SANITIZE=0 skips the second run (a quicker local check; CI runs
+# both).  Extra arguments go to both `meson test` runs (--suite X, names).
+# See doc/reliability.md, "Sanitizers" and "Fuzzing".
+#
+# Exit status: non-zero when any test of either run fails.  The last line
+# is the plain summary "tests: N passed, N failed" over both runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 builddir=${DSM_BUILDDIR:-build}
+asandir=${TEST_ASAN_BUILDDIR:-build-asan}
+
+passed=0
+failed=0
 status=0
-meson test -C "$builddir" --print-errorlogs --num-processes 2 "$@" || status=$?
-log="$builddir/meson-logs/testlog.txt"
-if [ -f "$log" ]; then
-  count() { awk -v k="$1" '$1 == k { v = $NF } END { print v + 0 }' "$log"; }
-  passed=$(( $(count 'Ok:') + $(count 'Expected') ))
-  failed=$(( $(count 'Fail:') + $(count 'Unexpected') + $(count 'Timeout:') ))
-  echo "tests: $passed passed, $failed failed"
+# run_suite DIR LABEL [meson test arguments...]: run, then add its counts
+run_suite() {
+  local dir=$1 label=$2
+  shift 2
+  echo "== test.sh: $label ($dir)"
+  local start=$SECONDS
+  local log="$dir/meson-logs/testlog.txt"
+  rm -f "$log"   # a run that selects no test leaves no log: count nothing
+  meson test -C "$dir" --print-errorlogs --num-processes 2 "$@" || status=1
+  if [ -f "$log" ]; then
+    count() { awk -v k="$1" '$1 == k { v = $NF } END { print v + 0 }' "$log"; }
+    local p=$(( $(count 'Ok:') + $(count 'Expected') ))
+    local f=$(( $(count 'Fail:') + $(count 'Unexpected') + $(count 'Timeout:') ))
+    echo "== test.sh: $label: $p passed, $f failed in $((SECONDS - start)) s"
+    passed=$((passed + p))
+    failed=$((failed + f))
+  fi
+}
+
+run_suite "$builddir" "normal build" "$@"
+
+if [ "${TEST_SANITIZE:-1}" != 0 ]; then
+  # -Db_lundef=false: libdsmomp.so leaves the sanitizer runtime's symbols
+  # undefined; the executable that loads it provides them.
+  if [ ! -f "$asandir/build.ninja" ]; then
+    CC=clang meson setup "$asandir" -Db_sanitize=address,undefined \
+      -Db_lundef=false -Dfuzzers=disabled
+  fi
+  start=$SECONDS
+  meson compile -C "$asandir"
+  echo "== test.sh: sanitizer build compiled in $((SECONDS - start)) s"
+  run_suite "$asandir" "AddressSanitizer + UndefinedBehaviorSanitizer build" "$@"
 fi
+
+echo "tests: $passed passed, $failed failed"
 exit "$status"

@@ -15,6 +15,7 @@
 #include "coh_protocol.h"
 #include "coh_state.h"
 #include "coh_stats.h"
+#include "coh_wire.h"
 #include "sys_stack.h"
 #include "transport.h"
 
@@ -75,11 +76,16 @@ dsm_status_t coh_barrier_setup(void)
 /* Node 0: add one node's arrival (from the handler or from node 0). */
 static void gather_add(int src, const void *payload, size_t len)
 {
-    coh_msg_arrive_t hdr;
-    if (len < sizeof hdr)
-        dsm_fatal("malformed barrier arrival from node %d", src);
-    memcpy(&hdr, payload, sizeof hdr);
-    size_t body = len - sizeof hdr;
+    /* checked whole here, so that node 0 gathers and plans home moves
+     * from well-formed records only */
+    const coh_wire_limits_t lim = {(uint32_t)coh.size, coh.npages,
+                                   COH_MAX_SLOTS};
+    coh_wire_arrive_t arrival;
+    if (coh_wire_arrive(payload, len, &lim, &arrival) != DSM_OK)
+        dsm_fatal("malformed barrier arrival from node %d (%zu bytes)", src,
+                  len);
+    coh_msg_arrive_t hdr = arrival.hdr;
+    size_t body = arrival.records_len;
     coh_spin_lock(&gather_lock);
     if (hdr.epoch != gather_epoch)
         dsm_fatal("barrier arrival from node %d for barrier %llu while node "
@@ -154,44 +160,37 @@ static size_t build_arrive(void)
 /* Apply a departure: invalidate what others wrote, merge vector time. */
 static void apply_depart(const char *buf, size_t len)
 {
-    coh_msg_depart_t hdr;
-    size_t vc_bytes = sizeof(uint32_t) * (size_t)coh.size;
-    if (len < sizeof hdr + vc_bytes)
+    const coh_wire_limits_t lim = {(uint32_t)coh.size, coh.npages,
+                                   COH_MAX_SLOTS};
+    coh_wire_depart_t d;
+    if (coh_wire_depart(buf, len, &lim, &d) != DSM_OK)
         dsm_fatal("malformed barrier departure (%zu bytes)", len);
-    memcpy(&hdr, buf, sizeof hdr);
-    if (hdr.epoch != epoch)
+    if (d.hdr.epoch != epoch)
         dsm_fatal("barrier departure for barrier %llu at barrier %llu",
-                  (unsigned long long)hdr.epoch, (unsigned long long)epoch);
-    const uint32_t *vc = (const uint32_t *)(buf + sizeof hdr);
-    if (hdr.overflow) {
+                  (unsigned long long)d.hdr.epoch, (unsigned long long)epoch);
+    if (d.hdr.overflow) {
         coh_invalidate_all();
     } else {
-        size_t pos = sizeof hdr + vc_bytes;
-        for (uint32_t k = 0; k < hdr.nrecords; k++) {
+        size_t pos = 0;
+        for (uint32_t k = 0; k < d.hdr.nrecords; k++) {
             coh_record_hdr_t rec;
-            if (len - pos < sizeof rec)
-                dsm_fatal("malformed barrier departure: record %u", k);
-            memcpy(&rec, buf + pos, sizeof rec);
-            pos += sizeof rec;
-            if (rec.creator >= (uint32_t)coh.size ||
-                rec.nranges > (len - pos) / sizeof(coh_range_t))
-                dsm_fatal("malformed barrier departure: record %u", k);
+            const unsigned char *ranges;
+            coh_wire_record_next(d.records, &pos, &rec, &ranges);
+            /* buf is depart_buf (page-aligned) and records are made of
+             * u32 fields, so ranges is aligned for coh_range_t */
             if ((int)rec.creator != coh.rank && rec.seq > coh.vc[rec.creator])
-                coh_invalidate_ranges((const coh_range_t *)(buf + pos),
+                coh_invalidate_ranges((const coh_range_t *)ranges,
                                       rec.nranges);
-            pos += rec.nranges * sizeof(coh_range_t);
         }
-        if (len - pos != hdr.nmigrations * sizeof(coh_migration_t))
-            dsm_fatal("malformed barrier departure: home moves");
     }
     for (int j = 0; j < coh.size; j++) {
-        if (vc[j] > coh.vc[j])
-            coh.vc[j] = vc[j];
+        uint32_t v = coh_wire_vc(d.vc, (uint32_t)j);
+        if (v > coh.vc[j])
+            coh.vc[j] = v;
         coh.vc_at_barrier[j] = coh.vc[j];
     }
-    if (!hdr.overflow)
-        coh_migrate_apply(buf + len - hdr.nmigrations * sizeof(coh_migration_t),
-                          hdr.nmigrations);
+    if (!d.hdr.overflow)
+        coh_migrate_apply((const char *)d.migrations, d.hdr.nmigrations);
 }
 
 void coh_barrier_global(void)
@@ -219,7 +218,8 @@ void coh_barrier_global(void)
                                         hdr.nrecords,
                                         (GATHER_BYTES - out) / sizeof *moves,
                                         &moves);
-            memcpy(depart_buf + out, moves, n * sizeof *moves);
+            if (n)   /* moves may be NULL when there are none */
+                memcpy(depart_buf + out, moves, n * sizeof *moves);
             out += n * sizeof *moves;
             hdr.nmigrations = (uint32_t)n;
         }

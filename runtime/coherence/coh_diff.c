@@ -74,6 +74,11 @@ static int diff_valid(size_t page_size, const unsigned char *d, size_t len)
     return 1;
 }
 
+dsm_status_t dsm_diff_check(size_t page_size, const void *diff, size_t len)
+{
+    return diff_valid(page_size, diff, len) ? DSM_OK : DSM_ERR_PROTOCOL;
+}
+
 dsm_status_t dsm_diff_apply(void *page, size_t page_size, const void *diff,
                             size_t len, size_t *bytes)
 {

@@ -36,6 +36,9 @@
  * 0 when page and twin are equal. */
 size_t dsm_diff_encode(const void *page, const void *twin, size_t page_size,
                        void *out);
+/* DSM_OK when diff (len bytes) is a well-formed encoding for a page of
+ * page_size bytes, DSM_ERR_PROTOCOL otherwise. */
+dsm_status_t dsm_diff_check(size_t page_size, const void *diff, size_t len);
 /* Apply an encoded diff to page; DSM_ERR_PROTOCOL (page untouched) when the
  * encoding is malformed or runs outside the page.  *bytes (may be NULL)
  * receives the number of bytes written. */

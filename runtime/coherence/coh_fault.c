@@ -15,6 +15,7 @@
 #include "coh_protocol.h"
 #include "coh_state.h"
 #include "coh_stats.h"
+#include "coh_wire.h"
 #include "sys_fault.h"
 #include "transport.h"
 
@@ -181,12 +182,11 @@ int coh_fault_handler(uintptr_t addr, int access)
 static void on_share_req(int src, const void *payload, size_t len, void *arg)
 {
     coh_msg_share_t msg;
-    if (len != sizeof msg)
-        dsm_fatal("malformed share request from node %d (%zu bytes)", src, len);
-    memcpy(&msg, payload, sizeof msg);
-    if (msg.first >= coh.npages || msg.count > coh.npages - msg.first ||
-        msg.slot >= COH_MAX_SLOTS)
-        dsm_fatal("share request from node %d out of range", src);
+    const coh_wire_limits_t lim = {(uint32_t)coh.size, coh.npages,
+                                   COH_MAX_SLOTS};
+    if (coh_wire_share(payload, len, &lim, &msg) != DSM_OK)
+        dsm_fatal("malformed share request from node %d (%zu bytes)", src,
+                  len);
     for (size_t i = msg.first; i < (size_t)msg.first + msg.count; i++) {
         coh_page_t *pg = &coh.pages[i];
         if (!(atomic_load(&pg->flags) & PF_HOME))
@@ -208,11 +208,10 @@ static void on_share_req(int src, const void *payload, size_t len, void *arg)
 static void on_share_ack(int src, const void *payload, size_t len, void *arg)
 {
     coh_msg_share_t msg;
-    if (len != sizeof msg)
+    const coh_wire_limits_t lim = {(uint32_t)coh.size, coh.npages,
+                                   COH_MAX_SLOTS};
+    if (coh_wire_share(payload, len, &lim, &msg) != DSM_OK)
         dsm_fatal("malformed share acknowledgement from node %d", src);
-    memcpy(&msg, payload, sizeof msg);
-    if (msg.slot >= COH_MAX_SLOTS)
-        dsm_fatal("share acknowledgement from node %d: bad slot", src);
     __atomic_store_n(&coh.slots[msg.slot].done, 1, __ATOMIC_RELEASE);
 }
 

@@ -15,6 +15,7 @@
 #include "coh_arena.h"
 #include "coh_protocol.h"
 #include "coh_state.h"
+#include "coh_wire.h"
 #include "transport.h"
 
 static dsm_arena_t *arena;
@@ -33,12 +34,15 @@ dsm_status_t coh_heap_setup(void)
     return dsm_arena_create(lo, lo + coh.arena_bytes, &arena);
 }
 
+/* Heap messages carry no page ranges or node numbers: only the reply's
+ * slot is checked against a limit. */
+static const coh_wire_limits_t heap_limits = {.slots = COH_MAX_SLOTS};
+
 static void on_heap_free(int src, const void *payload, size_t len, void *arg)
 {
     coh_msg_heap_t m;
-    if (len != sizeof m)
+    if (coh_wire_heap(payload, len, &heap_limits, 0, &m) != DSM_OK)
         dsm_fatal("malformed heap message from node %d", src);
-    memcpy(&m, payload, sizeof m);
     if (dsm_arena_free(arena, (uintptr_t)m.ptr) != DSM_OK)
         dsm_fatal("node %d freed %p, which is not a live block of node %d's "
                   "sharable heap", src, (void *)(uintptr_t)m.ptr, coh.rank);
@@ -48,9 +52,8 @@ static void on_heap_size_req(int src, const void *payload, size_t len,
                              void *arg)
 {
     coh_msg_heap_t m;
-    if (len != sizeof m)
+    if (coh_wire_heap(payload, len, &heap_limits, 0, &m) != DSM_OK)
         dsm_fatal("malformed heap message from node %d", src);
-    memcpy(&m, payload, sizeof m);
     size_t size = 0;
     if (dsm_arena_usable_size(arena, (uintptr_t)m.ptr, &size) != DSM_OK)
         dsm_fatal("node %d reallocated %p, which is not a live block of "
@@ -66,10 +69,7 @@ static void on_heap_size_rep(int src, const void *payload, size_t len,
                              void *arg)
 {
     coh_msg_heap_t m;
-    if (len != sizeof m)
-        dsm_fatal("malformed heap message from node %d", src);
-    memcpy(&m, payload, sizeof m);
-    if (m.slot >= COH_MAX_SLOTS)
+    if (coh_wire_heap(payload, len, &heap_limits, 1, &m) != DSM_OK)
         dsm_fatal("malformed heap message from node %d", src);
     coh.slots[m.slot].value = m.value;
     __atomic_store_n(&coh.slots[m.slot].done, 1, __ATOMIC_RELEASE);

@@ -18,6 +18,7 @@
 #include "coh_protocol.h"
 #include "coh_state.h"
 #include "coh_stats.h"
+#include "coh_wire.h"
 #include "transport.h"
 
 /* at most this many page locks are held at once (distinct stripes) */
@@ -95,35 +96,36 @@ static void on_diff_ack(int src, const void *payload, size_t len, void *arg)
         __atomic_store_n(&diffs_done, 1, __ATOMIC_RELEASE);
 }
 
-/* Home side: apply every page's diff, then acknowledge. */
+/* Home side: check the whole message (coh_wire_diffs), so a malformed one
+ * changes nothing, then apply every page's diff and acknowledge. */
 static void on_diff(int src, const void *payload, size_t len, void *arg)
 {
-    const char *p = payload;
-    coh_msg_diff_t hdr;
-    if (len < sizeof hdr)
-        dsm_fatal("malformed diff message from node %d", src);
-    memcpy(&hdr, p, sizeof hdr);
-    size_t pos = sizeof hdr, applied = 0;
-    for (uint32_t k = 0; k < hdr.npages; k++) {
-        coh_diff_page_t pg;
-        if (len - pos < sizeof pg)
-            dsm_fatal("malformed diff message from node %d", src);
-        memcpy(&pg, p + pos, sizeof pg);
-        pos += sizeof pg;
-        if (pg.index >= coh.npages || pg.len > len - pos ||
-            !(atomic_load(&coh.pages[pg.index].flags) & PF_HOME))
+    const coh_wire_limits_t lim = {(uint32_t)coh.size, coh.npages,
+                                   COH_MAX_SLOTS};
+    uint32_t npages;
+    if (coh_wire_diffs(payload, len, &lim, DSM_PAGE_SIZE, &npages) != DSM_OK)
+        dsm_fatal("malformed diff message from node %d (%zu bytes)", src, len);
+    size_t pos = sizeof(coh_msg_diff_t), applied = 0;
+    for (uint32_t k = 0; k < npages; k++) {
+        uint32_t index;
+        const unsigned char *diff;
+        size_t diff_len;
+        coh_wire_diff_next(payload, &pos, &index, &diff, &diff_len);
+        if (!(atomic_load(&coh.pages[index].flags) & PF_HOME))
             dsm_fatal("diff from node %d for page %u, which node %d does "
-                      "not home", src, pg.index, coh.rank);
-        size_t bytes;
-        if (dsm_diff_apply(coh_page_rt(pg.index), DSM_PAGE_SIZE, p + pos,
-                           pg.len, &bytes) != DSM_OK)
-            dsm_fatal("malformed diff from node %d for page %u", src,
-                      pg.index);
-        applied += bytes;
-        pos += pg.len;
+                      "not home", src, index, coh.rank);
     }
-    if (pos != len)
-        dsm_fatal("malformed diff message from node %d", src);
+    pos = sizeof(coh_msg_diff_t);
+    for (uint32_t k = 0; k < npages; k++) {
+        uint32_t index;
+        const unsigned char *diff;
+        size_t diff_len, bytes;
+        coh_wire_diff_next(payload, &pos, &index, &diff, &diff_len);
+        if (dsm_diff_apply(coh_page_rt(index), DSM_PAGE_SIZE, diff, diff_len,
+                           &bytes) != DSM_OK)
+            dsm_fatal("malformed diff from node %d for page %u", src, index);
+        applied += bytes;
+    }
     COH_STAT_ADD(diff_bytes_applied, applied);
     dsm_status_t st = dsm_tp_am_send(src, COH_AM_DIFF_ACK, NULL, 0);
     if (st != DSM_OK)

@@ -16,6 +16,7 @@
 #include "coh_protocol.h"
 #include "coh_state.h"
 #include "coh_stats.h"
+#include "coh_wire.h"
 #include "coherence.h"
 #include "sys_activity.h"
 #include "sys_stack.h"
@@ -72,17 +73,13 @@ static void send_lock_msg(int dst, unsigned id, lock_msg_t *m)
 static void parse_lock_msg(int src, const void *payload, size_t len,
                            lock_msg_t *m, int manager_side)
 {
-    if (len < sizeof m->hdr)
-        dsm_fatal("malformed lock message from node %d", src);
-    memcpy(&m->hdr, payload, sizeof m->hdr);
-    if (m->hdr.nvc > (uint32_t)coh.size ||
-        len != lock_msg_size(m->hdr.nvc) || m->hdr.slot >= COH_MAX_SLOTS ||
+    const coh_wire_limits_t lim = {(uint32_t)coh.size, coh.npages,
+                                   COH_MAX_SLOTS};
+    if (coh_wire_lock(payload, len, &lim, &m->hdr, m->vc) != DSM_OK ||
         (manager_side && (m->hdr.lock == 0 || m->hdr.lock >= COH_MAX_LOCKS ||
                           (m->hdr.lock < COH_NAMED_BASE &&
                            m->hdr.lock >= atomic_load(&next_index)))))
         dsm_fatal("malformed lock message from node %d", src);
-    memcpy(m->vc, (const char *)payload + sizeof m->hdr,
-           m->hdr.nvc * sizeof(uint32_t));
 }
 
 static void fill_grant(lock_msg_t *g, uint32_t lock, int32_t waiter,

@@ -175,6 +175,42 @@ int tp_wire_token_matches(const unsigned char field[TP_WIRE_TOKEN_LEN],
 #define TP_MAGIC_HELLO 0x44534d48u   /* "DSMH" */
 #define TP_MAGIC_TABLE 0x44534d54u   /* "DSMT" */
 
+/* Decoding a hello as its bytes arrive: tp_wire_check_hello looks at the
+ * first `have` bytes (never more than it asked for) and says whether they
+ * are a complete hello, the start of one (read on to `need` bytes), or
+ * not one at all (`why` says what was wrong, a static string).  Checked in
+ * order: magic, version, token (constant time), rank (1..size-1), lengths,
+ * the record.  Whether the rank already joined is the caller's to check. */
+typedef enum tp_hello_verdict {
+    TP_HELLO_MORE,
+    TP_HELLO_BAD,
+    TP_HELLO_DONE,
+} tp_hello_verdict_t;
+
+typedef struct tp_hello {
+    size_t need;          /* MORE: bytes to read before looking again;
+                             DONE: length of the hello */
+    uint32_t rank;        /* once the token matched */
+    int bad_rank;         /* BAD because rank is out of range */
+    const char *why;      /* BAD */
+    tp_record_t rec;      /* DONE; pointers into the caller's bytes */
+} tp_hello_t;
+
+tp_hello_verdict_t tp_wire_check_hello(const unsigned char *in, size_t have,
+                                       const char *token, int size,
+                                       tp_hello_t *out);
+
+/* The table's fixed header: magic, version, the job's size, and a body
+ * length bounded by size records of the largest size; *body_len on
+ * success. */
+dsm_status_t tp_wire_get_table_header(
+    const unsigned char head[TP_WIRE_TABLE_FIXED], int size,
+    size_t *body_len);
+/* The table's body: exactly size records and nothing after them; table[r]
+ * points into body. */
+dsm_status_t tp_wire_get_table(const unsigned char *body, size_t len,
+                               int size, tp_record_t *table);
+
 /* ---- tp_rendezvous.c ------------------------------------------------------
  * Exchange node records: on return table[r] describes rank r (the pointers
  * point into *storage, which the caller frees) and socks[r] is the

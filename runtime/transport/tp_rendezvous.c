@@ -45,7 +45,6 @@ typedef struct conn {
     unsigned char *buf;
     size_t have, need;
     uint32_t rank;
-    enum { STAGE_NEW, STAGE_MAGIC_OK, STAGE_TOKEN_OK, STAGE_SIZED } stage;
 } conn_t;
 
 static int remaining_ms(uint64_t deadline_ns)
@@ -138,21 +137,6 @@ static dsm_status_t recv_all(int fd, void *buf, size_t len,
     return DSM_OK;
 }
 
-/* ---- the table, common to both sides ------------------------------------ */
-
-static dsm_status_t parse_table_body(const unsigned char *body, size_t len,
-                                     int size, tp_record_t *table)
-{
-    size_t off = 0;
-    for (int r = 0; r < size; r++) {
-        size_t used = tp_wire_get_record(body + off, len - off, &table[r]);
-        if (used == 0)
-            return DSM_ERR_PROTOCOL;
-        off += used;
-    }
-    return off == len ? DSM_OK : DSM_ERR_PROTOCOL;
-}
-
 /* ---- rank 0 ----------------------------------------------------------------- */
 
 static int open_listener(const dsm_config_t *cfg)
@@ -212,67 +196,46 @@ static void refuse(conn_t *c, const char *why)
     c->buf = NULL;
 }
 
-/* Check what has arrived so far, one stage at a time.  Returns -1
- * (refused), 0 (need more), 1 (complete hello). */
+/* Check what has arrived so far (tp_wire_check_hello decodes it).
+ * Returns -1 (refused), 0 (need more), 1 (complete hello). */
 static int check_hello(conn_t *c, const char *token, int size,
                        const int *joined)
 {
-    const size_t fixed = TP_WIRE_HELLO_FIXED + TP_WIRE_RECORD_FIXED;
     char why[64];
-    if (c->stage == STAGE_NEW && c->have >= 8) {
-        if (tp_wire_magic(c->buf) != TP_MAGIC_HELLO) {
-            refuse(c, "bad magic (not a dsmomp node)");
-            return -1;
-        }
-        if (tp_wire_get_u32(c->buf + 4) != TP_WIRE_VERSION) {
-            refuse(c, "unsupported protocol version");
-            return -1;
-        }
-        c->stage = STAGE_MAGIC_OK;
-    }
-    if (c->stage == STAGE_MAGIC_OK && c->have >= TP_WIRE_HELLO_FIXED) {
-        if (!tp_wire_token_matches(c->buf + 12, token)) {
-            refuse(c, "bad token");
-            return -1;
-        }
-        c->rank = tp_wire_get_u32(c->buf + 8);
-        if (c->rank == 0 || c->rank >= (uint32_t)size) {
-            snprintf(why, sizeof why, "rank %u out of range 1..%d", c->rank,
+    tp_hello_t h;
+    switch (tp_wire_check_hello(c->buf, c->have, token, size, &h)) {
+    case TP_HELLO_BAD:
+        if (h.bad_rank) {
+            snprintf(why, sizeof why, "rank %u out of range 1..%d", h.rank,
                      size - 1);
             refuse(c, why);
-            return -1;
+        } else {
+            refuse(c, h.why);
         }
-        c->stage = STAGE_TOKEN_OK;
+        return -1;
+    case TP_HELLO_MORE:
+        if (h.need > c->need) {
+            unsigned char *grown = realloc(c->buf, h.need);
+            if (!grown) {
+                refuse(c, "out of memory");
+                return -1;
+            }
+            c->buf = grown;
+            c->need = h.need;
+        }
+        return 0;
+    case TP_HELLO_DONE:
+        break;
     }
-    if (c->stage == STAGE_TOKEN_OK && c->have == fixed) {
-        size_t total = tp_wire_record_total(c->buf + TP_WIRE_HELLO_FIXED);
-        unsigned char *grown = NULL;
-        if (total == 0 ||
-            !(grown = realloc(c->buf, TP_WIRE_HELLO_FIXED + total))) {
-            refuse(c, total ? "out of memory" : "bad lengths in hello");
-            return -1;
-        }
-        c->buf = grown;
-        c->need = TP_WIRE_HELLO_FIXED + total;
-        c->stage = STAGE_SIZED;
+    /* checked last: another connection may have claimed the rank while
+     * this one was arriving */
+    c->rank = h.rank;
+    if (joined[c->rank]) {
+        snprintf(why, sizeof why, "duplicate rank %u", c->rank);
+        refuse(c, why);
+        return -1;
     }
-    if (c->stage == STAGE_SIZED && c->have == c->need) {
-        tp_record_t rec;
-        if (!tp_wire_get_record(c->buf + TP_WIRE_HELLO_FIXED,
-                                c->need - TP_WIRE_HELLO_FIXED, &rec)) {
-            refuse(c, "malformed hello");
-            return -1;
-        }
-        /* checked last: another connection may have claimed the rank
-         * while this one was arriving */
-        if (joined[c->rank]) {
-            snprintf(why, sizeof why, "duplicate rank %u", c->rank);
-            refuse(c, why);
-            return -1;
-        }
-        return 1;
-    }
-    return 0;
+    return 1;
 }
 
 /* Read what is available.  Returns -1 (refused), 0 (more), 1 (complete). */
@@ -434,7 +397,7 @@ static dsm_status_t serve(const tp_record_t *mine, tp_record_t *table,
         memcpy(p, hellos[r] + TP_WIRE_HELLO_FIXED, len);
         p += len;
     }
-    status = parse_table_body(msg + TP_WIRE_TABLE_FIXED, body, size, table);
+    status = tp_wire_get_table(msg + TP_WIRE_TABLE_FIXED, body, size, table);
     if (status != DSM_OK) {
         free(msg);
         goto out;
@@ -550,12 +513,8 @@ static dsm_status_t join(const tp_record_t *mine, tp_record_t *table,
         close(fd);
         return DSM_ERR_REFUSED;
     }
-    uint32_t body = tp_wire_get_u32(head + 12);
-    size_t body_max = (size_t)tp.size *
-                      (TP_WIRE_RECORD_FIXED + 3u * TP_WIRE_BLOB_MAX);
-    if (tp_wire_magic(head) != TP_MAGIC_TABLE ||
-        tp_wire_get_u32(head + 4) != TP_WIRE_VERSION ||
-        tp_wire_get_u32(head + 8) != (uint32_t)tp.size || body > body_max) {
+    size_t body;
+    if (tp_wire_get_table_header(head, tp.size, &body) != DSM_OK) {
         dsm_log(DSM_LOG_ERROR, "malformed wire-up table from node 0 (is "
                 "DSM_SIZE=%d the same on every node?)", tp.size);
         close(fd);
@@ -571,7 +530,7 @@ static dsm_status_t join(const tp_record_t *mine, tp_record_t *table,
         dsm_fatal("timed out after %u s waiting for the wire-up table from "
                   "node 0", tp.timeout_ms / 1000u);
     if (st == DSM_OK)
-        st = parse_table_body(msg, body, tp.size, table);
+        st = tp_wire_get_table(msg, body, tp.size, table);
     if (st != DSM_OK) {
         dsm_log(DSM_LOG_ERROR, "wire-up table from node 0: %s",
                 dsm_status_string(st));

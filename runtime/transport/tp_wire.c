@@ -1,10 +1,13 @@
 /*
  * tp_wire.c - byte layout of the bootstrap messages (hello, table, control
- * frames; see tp_internal.h) and the constant-time token check.
+ * frames; see tp_internal.h), their decoders, and the constant-time token
+ * check.
  *
  * Layer: transport.  Entry points: tp_wire_*.  Pure functions on caller
- * buffers: no allocation, callable from anywhere.  Every length read from
- * the network is checked against TP_WIRE_BLOB_MAX before it is used.
+ * buffers: no allocation, no side effects, callable from anywhere; the
+ * decoders are also what tests/fuzz drives.  Every length read from the
+ * network is checked against TP_WIRE_BLOB_MAX and against the bytes at
+ * hand before it is used.
  */
 #include <string.h>
 
@@ -137,4 +140,90 @@ int tp_wire_token_matches(const unsigned char field[TP_WIRE_TOKEN_LEN],
     for (unsigned i = 0; i < TP_WIRE_TOKEN_LEN; i++)
         diff |= (unsigned char)(field[i] ^ expected[i]);
     return diff == 0 && expected[0] != 0;
+}
+
+tp_hello_verdict_t tp_wire_check_hello(const unsigned char *in, size_t have,
+                                       const char *token, int size,
+                                       tp_hello_t *out)
+{
+    const size_t fixed = TP_WIRE_HELLO_FIXED + TP_WIRE_RECORD_FIXED;
+    tp_hello_t h = {.need = fixed};
+    tp_hello_verdict_t verdict = TP_HELLO_MORE;
+    if (have < 8)
+        goto done;
+    verdict = TP_HELLO_BAD;
+    if (tp_wire_magic(in) != TP_MAGIC_HELLO) {
+        h.why = "bad magic (not a dsmomp node)";
+        goto done;
+    }
+    if (tp_wire_get_u32(in + 4) != TP_WIRE_VERSION) {
+        h.why = "unsupported protocol version";
+        goto done;
+    }
+    verdict = TP_HELLO_MORE;
+    if (have < TP_WIRE_HELLO_FIXED)
+        goto done;
+    verdict = TP_HELLO_BAD;
+    if (!tp_wire_token_matches(in + 12, token)) {
+        h.why = "bad token";
+        goto done;
+    }
+    h.rank = tp_wire_get_u32(in + 8);
+    if (h.rank == 0 || size < 1 || h.rank >= (uint32_t)size) {
+        h.why = "rank out of range";
+        h.bad_rank = 1;
+        goto done;
+    }
+    verdict = TP_HELLO_MORE;
+    if (have < fixed)
+        goto done;
+    verdict = TP_HELLO_BAD;
+    size_t total = tp_wire_record_total(in + TP_WIRE_HELLO_FIXED);
+    if (total == 0) {
+        h.why = "bad lengths in hello";
+        goto done;
+    }
+    h.need = TP_WIRE_HELLO_FIXED + total;
+    verdict = TP_HELLO_MORE;
+    if (have < h.need)
+        goto done;
+    verdict = TP_HELLO_BAD;
+    if (tp_wire_get_record(in + TP_WIRE_HELLO_FIXED, total, &h.rec) != total) {
+        h.why = "malformed hello";
+        goto done;
+    }
+    verdict = TP_HELLO_DONE;
+done:
+    *out = h;
+    return verdict;
+}
+
+dsm_status_t tp_wire_get_table_header(
+    const unsigned char head[TP_WIRE_TABLE_FIXED], int size,
+    size_t *body_len)
+{
+    if (size < 1 || tp_wire_magic(head) != TP_MAGIC_TABLE ||
+        tp_wire_get_u32(head + 4) != TP_WIRE_VERSION ||
+        tp_wire_get_u32(head + 8) != (uint32_t)size)
+        return DSM_ERR_PROTOCOL;
+    size_t body = tp_wire_get_u32(head + 12);
+    size_t body_max = (size_t)size *
+                      (TP_WIRE_RECORD_FIXED + 3u * TP_WIRE_BLOB_MAX);
+    if (body > body_max)
+        return DSM_ERR_PROTOCOL;
+    *body_len = body;
+    return DSM_OK;
+}
+
+dsm_status_t tp_wire_get_table(const unsigned char *body, size_t len,
+                               int size, tp_record_t *table)
+{
+    size_t off = 0;
+    for (int r = 0; r < size; r++) {
+        size_t used = tp_wire_get_record(body + off, len - off, &table[r]);
+        if (used == 0)
+            return DSM_ERR_PROTOCOL;
+        off += used;
+    }
+    return off == len ? DSM_OK : DSM_ERR_PROTOCOL;
 }

@@ -1,0 +1,211 @@
+/*
+ * coh_wire.c - decoders of the coherence protocol's messages; see
+ * coh_wire.h.
+ * Layer: coherence.  Pure and async-signal-safe: no allocation, no
+ * logging, no state.  Called by the message handlers and by tests/fuzz.
+ */
+#include "coh_wire.h"
+
+#include <string.h>
+
+#include "coh_diff.h"
+
+/* The protocol's rule for a page range: it starts inside the space and
+ * does not run past its end (an empty range is harmless). */
+static int range_inside(uint32_t first, uint32_t count, size_t pages)
+{
+    return first < pages && count <= pages - first;
+}
+
+dsm_status_t coh_wire_records(const void *buf, size_t len, uint32_t nrecords,
+                              const coh_wire_limits_t *lim)
+{
+    const unsigned char *b = buf;
+    size_t pos = 0;
+    for (uint32_t k = 0; k < nrecords; k++) {
+        coh_record_hdr_t rec;
+        if (len - pos < sizeof rec)
+            return DSM_ERR_PROTOCOL;
+        memcpy(&rec, b + pos, sizeof rec);
+        pos += sizeof rec;
+        if (rec.creator >= lim->nodes ||
+            rec.nranges > (len - pos) / sizeof(coh_range_t))
+            return DSM_ERR_PROTOCOL;
+        for (uint32_t r = 0; r < rec.nranges; r++) {
+            coh_range_t range = coh_wire_range(b + pos, r);
+            if (!range_inside(range.first, range.count, lim->pages))
+                return DSM_ERR_PROTOCOL;
+        }
+        pos += rec.nranges * sizeof(coh_range_t);
+    }
+    return pos == len ? DSM_OK : DSM_ERR_PROTOCOL;
+}
+
+void coh_wire_record_next(const void *buf, size_t *pos,
+                          coh_record_hdr_t *rec, const unsigned char **ranges)
+{
+    const unsigned char *b = buf;
+    memcpy(rec, b + *pos, sizeof *rec);
+    *ranges = b + *pos + sizeof *rec;
+    *pos += sizeof *rec + rec->nranges * sizeof(coh_range_t);
+}
+
+coh_range_t coh_wire_range(const unsigned char *ranges, uint32_t k)
+{
+    coh_range_t r;
+    memcpy(&r, ranges + (size_t)k * sizeof r, sizeof r);
+    return r;
+}
+
+dsm_status_t coh_wire_arrive(const void *msg, size_t len,
+                             const coh_wire_limits_t *lim,
+                             coh_wire_arrive_t *out)
+{
+    coh_wire_arrive_t a;
+    if (len < sizeof a.hdr)
+        return DSM_ERR_PROTOCOL;
+    memcpy(&a.hdr, msg, sizeof a.hdr);
+    a.records = (const unsigned char *)msg + sizeof a.hdr;
+    a.records_len = len - sizeof a.hdr;
+    if (a.hdr.overflow && (a.hdr.nrecords || a.records_len))
+        return DSM_ERR_PROTOCOL;
+    if (coh_wire_records(a.records, a.records_len, a.hdr.nrecords, lim) !=
+        DSM_OK)
+        return DSM_ERR_PROTOCOL;
+    *out = a;
+    return DSM_OK;
+}
+
+dsm_status_t coh_wire_depart(const void *msg, size_t len,
+                             const coh_wire_limits_t *lim,
+                             coh_wire_depart_t *out)
+{
+    coh_wire_depart_t d;
+    const unsigned char *m = msg;
+    size_t vc_bytes = sizeof(uint32_t) * (size_t)lim->nodes;
+    if (len < sizeof d.hdr || len - sizeof d.hdr < vc_bytes)
+        return DSM_ERR_PROTOCOL;
+    memcpy(&d.hdr, m, sizeof d.hdr);
+    d.vc = m + sizeof d.hdr;
+    size_t pos = sizeof d.hdr + vc_bytes;
+    d.records = m + pos;
+    d.records_len = 0;
+    d.migrations = m + len;
+    if (!d.hdr.overflow) {
+        /* the records end where the home moves begin */
+        size_t moves = (size_t)d.hdr.nmigrations * sizeof(coh_migration_t);
+        if (moves > len - pos)
+            return DSM_ERR_PROTOCOL;
+        d.records_len = len - pos - moves;
+        d.migrations = m + len - moves;
+        if (coh_wire_records(d.records, d.records_len, d.hdr.nrecords, lim) !=
+            DSM_OK)
+            return DSM_ERR_PROTOCOL;
+        for (uint32_t k = 0; k < d.hdr.nmigrations; k++) {
+            coh_migration_t mv = coh_wire_migration(d.migrations, k);
+            if (!range_inside(mv.first, mv.count, lim->pages) ||
+                mv.home >= lim->nodes)
+                return DSM_ERR_PROTOCOL;
+        }
+    }
+    *out = d;
+    return DSM_OK;
+}
+
+uint32_t coh_wire_vc(const unsigned char *vc, uint32_t j)
+{
+    uint32_t v;
+    memcpy(&v, vc + (size_t)j * sizeof v, sizeof v);
+    return v;
+}
+
+coh_migration_t coh_wire_migration(const unsigned char *list, uint32_t k)
+{
+    coh_migration_t mv;
+    memcpy(&mv, list + (size_t)k * sizeof mv, sizeof mv);
+    return mv;
+}
+
+dsm_status_t coh_wire_diffs(const void *msg, size_t len,
+                            const coh_wire_limits_t *lim, size_t page_size,
+                            uint32_t *npages)
+{
+    const unsigned char *m = msg;
+    coh_msg_diff_t hdr;
+    if (len < sizeof hdr)
+        return DSM_ERR_PROTOCOL;
+    memcpy(&hdr, m, sizeof hdr);
+    size_t pos = sizeof hdr;
+    for (uint32_t k = 0; k < hdr.npages; k++) {
+        coh_diff_page_t pg;
+        if (len - pos < sizeof pg)
+            return DSM_ERR_PROTOCOL;
+        memcpy(&pg, m + pos, sizeof pg);
+        pos += sizeof pg;
+        if (pg.index >= lim->pages || pg.len > len - pos ||
+            dsm_diff_check(page_size, m + pos, pg.len) != DSM_OK)
+            return DSM_ERR_PROTOCOL;
+        pos += pg.len;
+    }
+    if (pos != len)
+        return DSM_ERR_PROTOCOL;
+    *npages = hdr.npages;
+    return DSM_OK;
+}
+
+void coh_wire_diff_next(const void *msg, size_t *pos, uint32_t *index,
+                        const unsigned char **diff, size_t *diff_len)
+{
+    const unsigned char *m = msg;
+    coh_diff_page_t pg;
+    memcpy(&pg, m + *pos, sizeof pg);
+    *index = pg.index;
+    *diff = m + *pos + sizeof pg;
+    *diff_len = pg.len;
+    *pos += sizeof pg + pg.len;
+}
+
+dsm_status_t coh_wire_share(const void *msg, size_t len,
+                            const coh_wire_limits_t *lim,
+                            coh_msg_share_t *out)
+{
+    coh_msg_share_t s;
+    if (len != sizeof s)
+        return DSM_ERR_PROTOCOL;
+    memcpy(&s, msg, sizeof s);
+    if (!range_inside(s.first, s.count, lim->pages) || s.slot >= lim->slots)
+        return DSM_ERR_PROTOCOL;
+    *out = s;
+    return DSM_OK;
+}
+
+dsm_status_t coh_wire_lock(const void *msg, size_t len,
+                           const coh_wire_limits_t *lim, coh_msg_lock_t *out,
+                           uint32_t *vc)
+{
+    coh_msg_lock_t h;
+    if (len < sizeof h)
+        return DSM_ERR_PROTOCOL;
+    memcpy(&h, msg, sizeof h);
+    if (h.nvc > lim->nodes || h.slot >= lim->slots ||
+        len - sizeof h != (size_t)h.nvc * sizeof(uint32_t))
+        return DSM_ERR_PROTOCOL;
+    memcpy(vc, (const unsigned char *)msg + sizeof h,
+           (size_t)h.nvc * sizeof(uint32_t));
+    *out = h;
+    return DSM_OK;
+}
+
+dsm_status_t coh_wire_heap(const void *msg, size_t len,
+                           const coh_wire_limits_t *lim, int reply,
+                           coh_msg_heap_t *out)
+{
+    coh_msg_heap_t h;
+    if (len != sizeof h)
+        return DSM_ERR_PROTOCOL;
+    memcpy(&h, msg, sizeof h);
+    if (reply && h.slot >= lim->slots)
+        return DSM_ERR_PROTOCOL;
+    *out = h;
+    return DSM_OK;
+}
