@@ -23,6 +23,7 @@
 #include "coh_protocol.h"
 #include "coh_state.h"
 #include "coh_stats.h"
+#include "coh_wire.h"
 #include "transport.h"
 
 #define CHUNK_PAGES 256u
@@ -52,32 +53,23 @@ dsm_status_t coh_migrate_setup(void)
     return epoch_writer && candidate && plan ? DSM_OK : DSM_ERR_NOMEM;
 }
 
-/* Call visit for every page range of the records (validated). */
+/* Call visit for every page range of the records; node 0 validated each
+ * arrival whole (coh_wire_arrive) before gathering it. */
 static void walk_records(const char *buf, size_t len, uint32_t nrecords,
                          void (*visit)(uint32_t creator, size_t first,
                                        size_t count, void *ctx),
                          void *ctx)
 {
+    (void)len;
     size_t pos = 0;
     for (uint32_t k = 0; k < nrecords; k++) {
         coh_record_hdr_t rec;
-        if (len - pos < sizeof rec)
-            dsm_fatal("malformed barrier arrival: record %u", k);
-        memcpy(&rec, buf + pos, sizeof rec);
-        pos += sizeof rec;
-        if (rec.creator >= (uint32_t)coh.size ||
-            rec.nranges > (len - pos) / sizeof(coh_range_t))
-            dsm_fatal("malformed barrier arrival: record %u", k);
+        const unsigned char *ranges;
+        coh_wire_record_next(buf, &pos, &rec, &ranges);
         for (uint32_t r = 0; r < rec.nranges; r++) {
-            coh_range_t range;
-            memcpy(&range, buf + pos + r * sizeof range, sizeof range);
-            if (range.first >= coh.npages ||
-                range.count > coh.npages - range.first)
-                dsm_fatal("barrier arrival from node %u names pages "
-                          "outside the sharable space", rec.creator);
+            coh_range_t range = coh_wire_range(ranges, r);
             visit(rec.creator, range.first, range.count, ctx);
         }
-        pos += rec.nranges * sizeof(coh_range_t);
     }
 }
 
