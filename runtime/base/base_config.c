@@ -200,6 +200,8 @@ dsm_status_t dsm_config_load(void)
     if (env_int("DSM_MIGRATE_AFTER", 0, 255, DSM_DEFAULT_MIGRATE_AFTER, &v))
         return DSM_ERR_INVALID;
     config.migrate_after = (int)v;
+    if (env_int("DSM_SAME_HOST_MAP", 0, 1, 1, &v)) return DSM_ERR_INVALID;
+    config.same_host_map = (int)v;
 
     s = getenv("DSM_RENDEZVOUS");
     if (s && *s) {

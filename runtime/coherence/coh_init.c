@@ -243,7 +243,10 @@ dsm_status_t dsm_coh_init(const dsm_coh_init_args_t *args)
         .base = {coh.region.rt, coh.control},
         .size = {coh.region.size, coh.control_size},
     };
-    if ((st = dsm_tp_init(&seg)) != DSM_OK)
+    /* peers on this host read and write our pages without our help */
+    if ((st = dsm_tp_offer_mapping(DSM_TP_SEG_REGION, coh.region.memfd)) !=
+            DSM_OK ||
+        (st = dsm_tp_init(&seg)) != DSM_OK)
         return st;
     if ((st = coh_heap_setup()) != DSM_OK)
         return st;

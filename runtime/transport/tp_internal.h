@@ -44,6 +44,8 @@ typedef struct tp_peer {
     uint64_t seg_base[DSM_TP_SEG_COUNT];      /* remote addresses */
     uint64_t seg_size[DSM_TP_SEG_COUNT];
     ucp_rkey_h rkey[DSM_TP_SEG_COUNT];        /* NULL when size is 0 */
+    /* the peer's segment mapped here (same host, tp_direct.c), or NULL */
+    unsigned char *direct[DSM_TP_SEG_COUNT];
     int sock;          /* bootstrap socket (rank 0 <-> this peer), or -1 */
     /* liveness bookkeeping, read and written by the one socket reader */
     unsigned char rx[8];                      /* partial control frame */
@@ -116,21 +118,24 @@ void tp_counters_reset(void);
 
 /* ---- tp_wire.c: bootstrap message layout ---------------------------------
  * All integers big-endian.  A node record describes one node: a 16-byte
- *   host identity (the kernel's boot id), u32 worker address length, then
- *   per segment {u64 base, u64 size, u32 rkey length}, then the worker
- *   address and the packed rkeys.
+ *   host identity (the kernel's boot id), u32 worker address length, u64
+ *   network namespace (inode), u32 process id, then per segment {u64 base,
+ *   u64 size, u32 rkey length, u32 descriptor a same-host peer may map
+ *   (TP_WIRE_NO_FD: none)}, then the worker address and the packed rkeys.
  * hello (rank > 0 -> rank 0): u32 magic "DSMH", u32 version, u32 rank,
  *   the token field, then the node record.
  * table (rank 0 -> all): u32 magic "DSMT", u32 version, u32 size,
  *   u32 body length, then the records of ranks 0..size-1.
  * control frame (both ways, after the table): u32 type, u32 argument. */
-#define TP_WIRE_VERSION 1u
+#define TP_WIRE_VERSION 2u
 #define TP_WIRE_TOKEN_LEN 128u   /* the token field, zero padded */
 #define TP_WIRE_BLOB_MAX (64u * 1024u)        /* per address or rkey */
 #define TP_WIRE_HELLO_FIXED (4u + 4u + 4u + TP_WIRE_TOKEN_LEN)
 #define TP_WIRE_HOST_ID_LEN 16u
+#define TP_WIRE_SEG_LEN (8u + 8u + 4u + 4u)
 #define TP_WIRE_RECORD_FIXED \
-    (TP_WIRE_HOST_ID_LEN + 4u + DSM_TP_SEG_COUNT * (8u + 8u + 4u))
+    (TP_WIRE_HOST_ID_LEN + 4u + 8u + 4u + DSM_TP_SEG_COUNT * TP_WIRE_SEG_LEN)
+#define TP_WIRE_NO_FD UINT32_MAX
 #define TP_WIRE_TABLE_FIXED (4u * 4u)
 #define TP_WIRE_FRAME_LEN 8u
 
@@ -138,6 +143,9 @@ typedef struct tp_record {
     unsigned char host_id[TP_WIRE_HOST_ID_LEN];   /* same kernel, same id */
     const void *addr;                         /* UCX worker address */
     size_t addr_len;
+    uint64_t netns;        /* network namespace: with host_id, "same host" */
+    uint32_t pid;
+    uint32_t map_fd[DSM_TP_SEG_COUNT];        /* in pid, or TP_WIRE_NO_FD */
     uint64_t seg_base[DSM_TP_SEG_COUNT];
     uint64_t seg_size[DSM_TP_SEG_COUNT];
     const void *rkey[DSM_TP_SEG_COUNT];       /* packed remote keys */
@@ -303,6 +311,13 @@ void tp_check_not_in_handler(const char *call);
  * and the start-up and shut-down barriers. */
 void tp_sleep_for_events(int timeout, int arm_worker);
 void tp_wake_thread(void);
+
+/* ---- tp_direct.c: same-host peers' segments mapped here ------------------ */
+/* Fill in this node's netns, pid and offered descriptors. */
+void tp_direct_identity(tp_record_t *mine);
+/* Map what peer offers if it runs on this host (sets peers[rank].direct). */
+void tp_direct_map(int rank, const tp_record_t *peer, const tp_record_t *mine);
+void tp_direct_unmap(void);
 
 /* ---- tp_rma.c --------------------------------------------------------------- */
 /* Check (rank, seg, offset, len) and find the remote address and key.

@@ -8,13 +8,15 @@
  * tp_atomic.c).
  *
  * The calling node's own segments are copied with memcpy: the memory is
- * ours, and no transport could do better.  Everything else goes through
+ * ours, and no transport could do better.  So are the segments of peers on
+ * this host that tp_direct.c mapped.  Everything else goes through
  * ucp_get_nbx / ucp_put_nbx on the peer's endpoint and remote key, and a
  * blocking call polls until completion (tp_wait_request).  A blocking put
  * is followed by an endpoint flush, because a completed put only means the
  * source buffer is free again; the flush means the data is visible at the
  * target.  Memory type HOST is given so UCX does not probe the buffer.
  */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "base_log.h"
@@ -55,8 +57,13 @@ dsm_status_t dsm_tp_get(int rank, dsm_tp_segment_t seg, uint64_t offset,
         return st;
     if (!local)
         return DSM_ERR_INVALID;
+    const unsigned char *direct = tp.peers[rank].direct[seg];
     if (rank == tp.rank) {
         memcpy(local, (const void *)(uintptr_t)raddr, len);
+    } else if (direct) {
+        /* what the peer released before our acquire is in its memory */
+        atomic_thread_fence(memory_order_acquire);
+        memcpy(local, direct + offset, len);
     } else {
         /* on the activity board: dsmrun names it if the node dies now */
         dsm_activity_saved_t saved;
@@ -85,8 +92,13 @@ static dsm_status_t start_put(int rank, dsm_tp_segment_t seg,
         return st;
     if (!local)
         return DSM_ERR_INVALID;
+    unsigned char *direct = tp.peers[rank].direct[seg];
     if (rank == tp.rank) {
         memcpy((void *)(uintptr_t)raddr, local, len);
+    } else if (direct) {
+        memcpy(direct + offset, local, len);
+        /* visible before anything this node sends afterwards */
+        atomic_thread_fence(memory_order_release);
     } else {
         ucs_status_ptr_t r = ucp_put_nbx(tp.peers[rank].ep, local, len, raddr,
                                          rkey, &host_memory);

@@ -53,12 +53,15 @@ void tp_wire_put_record(unsigned char *out, const tp_record_t *rec)
     memcpy(out, rec->host_id, TP_WIRE_HOST_ID_LEN);
     unsigned char *p = out + TP_WIRE_HOST_ID_LEN;
     tp_wire_put_u32(p, (uint32_t)rec->addr_len);
-    p += 4;
+    put_u64(p + 4, rec->netns);
+    tp_wire_put_u32(p + 12, rec->pid);
+    p += 16;
     for (int s = 0; s < DSM_TP_SEG_COUNT; s++) {
         put_u64(p, rec->seg_base[s]);
         put_u64(p + 8, rec->seg_size[s]);
         tp_wire_put_u32(p + 16, (uint32_t)rec->rkey_len[s]);
-        p += 20;
+        tp_wire_put_u32(p + 20, rec->map_fd[s]);
+        p += TP_WIRE_SEG_LEN;
     }
     memcpy(p, rec->addr, rec->addr_len);
     p += rec->addr_len;
@@ -76,8 +79,8 @@ size_t tp_wire_record_total(const unsigned char fixed[TP_WIRE_RECORD_FIXED])
     if (addr_len == 0 || addr_len > TP_WIRE_BLOB_MAX)
         return 0;
     size_t total = TP_WIRE_RECORD_FIXED + addr_len;
-    p += 4;
-    for (int s = 0; s < DSM_TP_SEG_COUNT; s++, p += 20) {
+    p += 16;
+    for (int s = 0; s < DSM_TP_SEG_COUNT; s++, p += TP_WIRE_SEG_LEN) {
         uint32_t rkey_len = tp_wire_get_u32(p + 16);
         if (rkey_len > TP_WIRE_BLOB_MAX)
             return 0;
@@ -98,11 +101,14 @@ size_t tp_wire_get_record(const unsigned char *in, size_t len,
     memcpy(r.host_id, in, TP_WIRE_HOST_ID_LEN);
     const unsigned char *p = in + TP_WIRE_HOST_ID_LEN;
     r.addr_len = tp_wire_get_u32(p);
-    p += 4;
-    for (int s = 0; s < DSM_TP_SEG_COUNT; s++, p += 20) {
+    r.netns = get_u64(p + 4);
+    r.pid = tp_wire_get_u32(p + 12);
+    p += 16;
+    for (int s = 0; s < DSM_TP_SEG_COUNT; s++, p += TP_WIRE_SEG_LEN) {
         r.seg_base[s] = get_u64(p);
         r.seg_size[s] = get_u64(p + 8);
         r.rkey_len[s] = tp_wire_get_u32(p + 16);
+        r.map_fd[s] = tp_wire_get_u32(p + 20);
         /* a segment that wraps the address space cannot be addressed */
         if (r.seg_base[s] + r.seg_size[s] < r.seg_base[s])
             return 0;

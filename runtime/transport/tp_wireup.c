@@ -174,8 +174,9 @@ static void endpoint_failed(void *arg, ucp_ep_h ep, ucs_status_t status)
 }
 
 static dsm_status_t connect_peers(const tp_record_t *table,
-                                  const unsigned char *my_host)
+                                  const tp_record_t *mine)
 {
+    const unsigned char *my_host = mine->host_id;
     dsm_ucx_err_mode_t mode = dsm_config()->ucx_err_mode;
     for (int r = 0; r < tp.size; r++) {
         tp_peer_t *p = &tp.peers[r];
@@ -215,6 +216,7 @@ static dsm_status_t connect_peers(const tp_record_t *table,
                 return tp_status(st);
             }
         }
+        tp_direct_map(r, &table[r], mine);
         dsm_debug("endpoint to node %d: error mode %s", r,
                   watched ? "peer" : "none");
         if (dsm_log_level() >= DSM_LOG_DEBUG && r != tp.rank)
@@ -245,6 +247,7 @@ static dsm_status_t wire_up(void)
         socks[r] = -1;
 
     host_identity(mine.host_id);
+    tp_direct_identity(&mine);
     size_t addr_len;
     ucs_status_t st = ucp_worker_get_address(tp.worker, &address, &addr_len);
     if (st != UCS_OK) {
@@ -280,7 +283,7 @@ static dsm_status_t wire_up(void)
         tp.peers[r].sock = socks[r];
         socks[r] = -1;
     }
-    status = connect_peers(table, mine.host_id);
+    status = connect_peers(table, &mine);
 out:
     if (socks)
         for (int r = 0; r < tp.size; r++)
@@ -324,6 +327,7 @@ static void close_endpoints(void)
 
 static void release_all(void)
 {
+    tp_direct_unmap();
     close_endpoints();
     for (int s = 0; s < DSM_TP_SEG_COUNT; s++)
         if (tp.memh[s]) {

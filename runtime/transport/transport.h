@@ -58,6 +58,12 @@ typedef struct dsm_tp_segments {
  * worker addresses and remote keys, connects every pair, and starts the
  * progress thread.  With DSM_SIZE=1 it needs no network. */
 dsm_status_t dsm_tp_init(const dsm_tp_segments_t *segments);
+/* Before dsm_tp_init: fd (a memfd holding the segment from offset 0) may be
+ * mapped by peers on this host, whose gets and puts then need no help
+ * from this node (tp_direct.c).  The descriptor must stay open. */
+dsm_status_t dsm_tp_offer_mapping(dsm_tp_segment_t seg, int fd);
+/* Did this node map that segment of rank (an offered one, same host)? */
+int dsm_tp_peer_mapped(int rank, dsm_tp_segment_t seg);
 /* Collective: waits until every node has called it, then tears down. */
 dsm_status_t dsm_tp_finalize(void);
 

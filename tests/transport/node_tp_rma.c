@@ -52,6 +52,21 @@ static void test_registration_is_lazy(void **state)
     tt_barrier();
 }
 
+/* TT_EXPECT_MAPPED=1: every peer's region is mapped here (same host,
+ * offered); 0: none is, and gets and puts go through UCX. */
+static void test_same_host_mapping(void **state)
+{
+    const char *expect = getenv("TT_EXPECT_MAPPED");
+    int want = expect && !strcmp(expect, "1");
+    for (int r = 0; r < node.size; r++) {
+        if (r == node.rank)
+            continue;
+        assert_int_equal(dsm_tp_peer_mapped(r, DSM_TP_SEG_REGION), want);
+        assert_int_equal(dsm_tp_peer_mapped(r, DSM_TP_SEG_CONTROL), 0);
+    }
+    tt_barrier();
+}
+
 /* ---- get / put ---------------------------------------------------------------- */
 
 static void fill(unsigned char *p, size_t len, unsigned a, unsigned b)
@@ -418,6 +433,7 @@ int main(void)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_registration_is_lazy),
+        cmocka_unit_test(test_same_host_mapping),
         cmocka_unit_test(test_get_every_size),
         cmocka_unit_test(test_put_every_size),
         cmocka_unit_test(test_put_nb_and_flush),

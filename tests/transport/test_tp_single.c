@@ -401,7 +401,9 @@ static void test_wire_record_round_trip(void **state)
                        .seg_base = {0x200000000000ull, 0x7f0000001000ull},
                        .seg_size = {1ull << 34, 4096},
                        .rkey = {k0, k1},
-                       .rkey_len = {sizeof k0, sizeof k1}};
+                       .rkey_len = {sizeof k0, sizeof k1},
+                       .netns = 0xf0000123ull, .pid = 4242,
+                       .map_fd = {9, TP_WIRE_NO_FD}};
     memset(rec.host_id, 0x5a, sizeof rec.host_id);
     size_t len = tp_wire_record_len(&rec);
     unsigned char *buf = malloc(len + 1);
@@ -418,6 +420,10 @@ static void test_wire_record_round_trip(void **state)
     assert_int_equal(back.rkey_len[1], sizeof k1);
     assert_memory_equal(back.rkey[0], k0, sizeof k0);
     assert_memory_equal(back.rkey[1], k1, sizeof k1);
+    assert_int_equal(back.netns, rec.netns);
+    assert_int_equal(back.pid, 4242);
+    assert_int_equal(back.map_fd[0], 9);
+    assert_int_equal(back.map_fd[1], TP_WIRE_NO_FD);
     /* truncated, or lengths beyond the limit: refused */
     assert_int_equal(tp_wire_get_record(buf, len - 1, &back), 0);
     tp_wire_put_u32(buf + TP_WIRE_HOST_ID_LEN, TP_WIRE_BLOB_MAX + 1);

@@ -63,7 +63,12 @@ void tt_start(tt_node_t *node, size_t control_size)
         .base = {node->region.rt, node->control},
         .size = {node->region.size, control_size},
     };
-    st = dsm_tp_init(&segs);
+    /* TT_OFFER_REGION=1: same-host peers map the region (tp_direct.c) */
+    const char *offer = getenv("TT_OFFER_REGION");
+    if (offer && !strcmp(offer, "1"))
+        st = dsm_tp_offer_mapping(DSM_TP_SEG_REGION, node->region.memfd);
+    if (st == DSM_OK)
+        st = dsm_tp_init(&segs);
     if (st != DSM_OK) {
         fprintf(stderr, "dsm_tp_init: %s\n", dsm_status_string(st));
         exit(1);
