@@ -605,6 +605,28 @@ dsm_status_t dsm_arena_usable_size(dsm_arena_t *arena, uintptr_t ptr,
     return status;
 }
 
+size_t dsm_arena_pages_in_block(dsm_arena_t *arena, uintptr_t addr,
+                                size_t max)
+{
+    if (max <= 1 || addr < arena->lo || addr >= arena->hi)
+        return 1;
+    pthread_mutex_lock(&arena->lock);
+    uint32_t page = (uint32_t)((addr - arena->lo) >> DSM_PAGE_SHIFT);
+    uint32_t first_tag = arena->tags[page];
+    size_t n = 1;
+    while (n < max && page + n < arena->npages) {
+        uint32_t tag = arena->tags[page + n];
+        enum page_kind kind = tag_kind(tag);
+        /* a new block, a new free run, or another slab */
+        if (kind == PAGE_LARGE || kind == PAGE_FREE_HEAD ||
+            (kind == PAGE_SLAB && tag != first_tag))
+            break;
+        n++;
+    }
+    pthread_mutex_unlock(&arena->lock);
+    return n;
+}
+
 int dsm_arena_contains(const dsm_arena_t *arena, uintptr_t ptr)
 {
     return arena != NULL && ptr >= arena->lo && ptr < arena->hi;

@@ -13,8 +13,8 @@
  * never shares a page with other data.
  *
  * Entry points: dsm_arena_create/destroy (start-up and shut-down), then
- * dsm_arena_alloc, _free, _usable_size, _resize_in_place, _contains, _usage
- * and the test helper _check.  Called from application threads (any number at
+ * dsm_arena_alloc, _free, _usable_size, _resize_in_place, _contains,
+ * _pages_in_block, _usage and the test helper _check.  Called from application threads (any number at
  * once, one mutex per arena); never from the fault handler or a signal handler.
  */
 #ifndef COH_ARENA_H
@@ -51,6 +51,12 @@ dsm_status_t dsm_arena_free(dsm_arena_t *arena, uintptr_t ptr);
 /* Bytes usable at ptr (>= the size asked for); DSM_ERR_INVALID as for free. */
 dsm_status_t dsm_arena_usable_size(dsm_arena_t *arena, uintptr_t ptr,
                                    size_t *out);
+
+/* How many of the max pages from the page at addr (page-aligned, inside
+ * the arena) belong to the same block or free run as that page: the count
+ * stops before the next block or run.  1 at least. */
+size_t dsm_arena_pages_in_block(dsm_arena_t *arena, uintptr_t addr,
+                                size_t max);
 
 /* Non-zero when ptr lies in [lo, hi), allocated or not. */
 int dsm_arena_contains(const dsm_arena_t *arena, uintptr_t ptr);

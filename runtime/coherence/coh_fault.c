@@ -79,6 +79,9 @@ static void share_with_home(size_t index, int home, uint32_t window)
     if (st != DSM_OK)
         fetch_fail(st);
     dsm_tp_wait_flag(&coh.slots[slot].done, "the home's share acknowledgement");
+    /* the home may have registered fewer: the rest of the block */
+    if (coh.slots[slot].value < count)
+        count = coh.slots[slot].value ? (uint32_t)coh.slots[slot].value : 1;
     for (uint32_t k = 0; k < count; k++)
         atomic_fetch_or_explicit(&coh.pages[index + k].flags, PF_REGISTERED,
                                  memory_order_relaxed);
@@ -187,6 +190,9 @@ static void on_share_req(int src, const void *payload, size_t len, void *arg)
     if (coh_wire_share(payload, len, &lim, &msg) != DSM_OK)
         dsm_fatal("malformed share request from node %d (%zu bytes)", src,
                   len);
+    /* read-ahead stops at the end of the array: the pages after it are
+     * another block, which the reader may never touch */
+    msg.count = (uint32_t)coh_heap_block_pages(msg.first, msg.count);
     for (size_t i = msg.first; i < (size_t)msg.first + msg.count; i++) {
         coh_page_t *pg = &coh.pages[i];
         if (!(atomic_load(&pg->flags) & PF_HOME))
@@ -212,6 +218,7 @@ static void on_share_ack(int src, const void *payload, size_t len, void *arg)
                                    COH_MAX_SLOTS};
     if (coh_wire_share(payload, len, &lim, &msg) != DSM_OK)
         dsm_fatal("malformed share acknowledgement from node %d", src);
+    coh.slots[msg.slot].value = msg.count;
     __atomic_store_n(&coh.slots[msg.slot].done, 1, __ATOMIC_RELEASE);
 }
 

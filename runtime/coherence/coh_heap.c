@@ -34,6 +34,14 @@ dsm_status_t coh_heap_setup(void)
     return dsm_arena_create(lo, lo + coh.arena_bytes, &arena);
 }
 
+size_t coh_heap_block_pages(size_t index, size_t max)
+{
+    uintptr_t addr = (uintptr_t)coh_page_addr(index);
+    if (!arena || !dsm_arena_contains(arena, addr))
+        return max;
+    return dsm_arena_pages_in_block(arena, addr, max);
+}
+
 /* Heap messages carry no page ranges or node numbers: only the reply's
  * slot is checked against a limit. */
 static const coh_wire_limits_t heap_limits = {.slots = COH_MAX_SLOTS};

@@ -72,6 +72,11 @@ dsm_status_t coh_interval_setup(void);
 dsm_status_t coh_barrier_setup(void);
 dsm_status_t coh_lock_setup(void);
 dsm_status_t coh_heap_setup(void);
+/* Of max pages from page index (homed here), how many belong to the heap
+ * block holding it: a share request registers no further (read-ahead
+ * would otherwise make the home track writes to the next array).  max for
+ * pages outside this node's arena.  Handlers and application threads. */
+size_t coh_heap_block_pages(size_t index, size_t max);
 dsm_status_t coh_migrate_setup(void);
 
 /* The fault handler (installed through sys_fault). */

@@ -195,6 +195,46 @@ static void test_lock_try(void **state)
     dsm_barrier();
 }
 
+/* ---- read-ahead registers no page past the block it reads: the home
+ * goes on writing the next array without faults */
+#define RA_PAGES 64
+static DSM_SHARABLE uint64_t *g_ra_next;
+static void test_read_ahead_stays_in_block(void **state)
+{
+    TEST_BEGIN();
+    uint64_t *a = publish_array(RA_PAGES * 4096);
+    if (rank == 0) {
+        g_ra_next = dsm_calloc(1, RA_PAGES * 4096);
+        assert_non_null(g_ra_next);
+    }
+    dsm_barrier();
+    uint64_t *next = g_ra_next;
+    /* the test says something only if the blocks touch */
+    assert_ptr_equal(next, a + RA_PAGES * 512);
+    uint64_t sum = 0;
+    if (rank == nodes - 1 && rank != 0)
+        for (size_t w = 0; w < RA_PAGES * 512; w += 512)
+            sum += a[w];
+    assert_int_equal(sum, 0);
+    dsm_barrier();
+    if (rank == 0 && nodes > 1) {
+        dsm_stats_t before, mid, after;
+        dsm_stats_get(&before);
+        for (size_t p = 0; p < RA_PAGES; p++)
+            next[p * 512] = p + 1;       /* nobody else holds these */
+        dsm_stats_get(&mid);
+        for (size_t p = 0; p < RA_PAGES; p++)
+            a[p * 512] = p + 1;          /* the last node holds these */
+        dsm_stats_get(&after);
+        assert_int_equal(mid.write_faults - before.write_faults, 0);
+        assert_true(after.write_faults - mid.write_faults >= RA_PAGES / 2);
+    }
+    dsm_barrier();
+    if (rank == 0)
+        dsm_free(next);
+    release_array(a);
+}
+
 /* ---- producer/consumer through a lock, and no needless invalidation */
 #define PC_PAGES 8
 static void test_producer_consumer(void **state)
@@ -710,6 +750,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_lock_counter),
         cmocka_unit_test(test_lock_try),
         cmocka_unit_test(test_producer_consumer),
+        cmocka_unit_test(test_read_ahead_stays_in_block),
         cmocka_unit_test(test_randomised),
         cmocka_unit_test(test_concurrent_faults),
         cmocka_unit_test(test_read_during_refetch),

@@ -307,6 +307,35 @@ static void test_contains(void **state)
     assert_false(dsm_arena_contains(fx->arena, fx->lo - 1));
 }
 
+/* The pages of one block, up to the next block or free run. */
+static void test_pages_in_block(void **state)
+{
+    struct fixture *fx = *state;
+    uintptr_t a, b, small;
+    assert_int_equal(dsm_arena_alloc(fx->arena, 10 * PAGE, PAGE, &a), DSM_OK);
+    assert_int_equal(dsm_arena_alloc(fx->arena, 3 * PAGE, PAGE, &b), DSM_OK);
+    assert_int_equal(dsm_arena_alloc(fx->arena, 64, 16, &small), DSM_OK);
+    assert_true(b >= a + 10 * PAGE);
+    /* from the first page, from the middle, from the last */
+    assert_int_equal(dsm_arena_pages_in_block(fx->arena, a, 32),
+                     (b - a) / PAGE);
+    assert_int_equal(dsm_arena_pages_in_block(fx->arena, a + 4 * PAGE, 32),
+                     (b - a) / PAGE - 4);
+    assert_int_equal(dsm_arena_pages_in_block(fx->arena, a, 3), 3);
+    assert_int_equal(dsm_arena_pages_in_block(fx->arena, a + 9 * PAGE, 1), 1);
+    /* a slab page ends where its slab does */
+    uintptr_t slab_page = small & ~(uintptr_t)(PAGE - 1);
+    size_t n = dsm_arena_pages_in_block(fx->arena, slab_page, 32);
+    assert_true(n >= 1 && n <= MAX_SLAB_PAGES);
+    /* outside the arena: 1 */
+    assert_int_equal(dsm_arena_pages_in_block(fx->arena, fx->hi, 32), 1);
+    assert_int_equal(dsm_arena_free(fx->arena, a), DSM_OK);
+    /* a freed block is a free run now: b still starts a new block */
+    assert_true(dsm_arena_pages_in_block(fx->arena, a, 32) <= (b - a) / PAGE);
+    assert_int_equal(dsm_arena_free(fx->arena, b), DSM_OK);
+    assert_int_equal(dsm_arena_free(fx->arena, small), DSM_OK);
+}
+
 static void test_sizes_and_alignments(void **state)
 {
     static const size_t sizes[] = {
@@ -825,6 +854,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_create_rejects_bad_ranges),
         cmocka_unit_test_setup_teardown(test_contains, setup_1m, teardown),
+        cmocka_unit_test_setup_teardown(test_pages_in_block, setup_4m, teardown),
         cmocka_unit_test_setup_teardown(test_sizes_and_alignments, setup_16m, teardown),
         cmocka_unit_test_setup_teardown(test_large_blocks_are_whole_pages, setup_4m, teardown),
         cmocka_unit_test_setup_teardown(test_reuse_after_free, setup_4m, teardown),
