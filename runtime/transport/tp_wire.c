@@ -55,7 +55,9 @@ void tp_wire_put_record(unsigned char *out, const tp_record_t *rec)
     tp_wire_put_u32(p, (uint32_t)rec->addr_len);
     put_u64(p + 4, rec->netns);
     tp_wire_put_u32(p + 12, rec->pid);
-    p += 16;
+    tp_wire_put_u32(p + 16, rec->lane_fd);
+    tp_wire_put_u32(p + 20, rec->bell_fd);
+    p += 24;
     for (int s = 0; s < DSM_TP_SEG_COUNT; s++) {
         put_u64(p, rec->seg_base[s]);
         put_u64(p + 8, rec->seg_size[s]);
@@ -79,7 +81,7 @@ size_t tp_wire_record_total(const unsigned char fixed[TP_WIRE_RECORD_FIXED])
     if (addr_len == 0 || addr_len > TP_WIRE_BLOB_MAX)
         return 0;
     size_t total = TP_WIRE_RECORD_FIXED + addr_len;
-    p += 16;
+    p += 24;
     for (int s = 0; s < DSM_TP_SEG_COUNT; s++, p += TP_WIRE_SEG_LEN) {
         uint32_t rkey_len = tp_wire_get_u32(p + 16);
         if (rkey_len > TP_WIRE_BLOB_MAX)
@@ -103,7 +105,9 @@ size_t tp_wire_get_record(const unsigned char *in, size_t len,
     r.addr_len = tp_wire_get_u32(p);
     r.netns = get_u64(p + 4);
     r.pid = tp_wire_get_u32(p + 12);
-    p += 16;
+    r.lane_fd = tp_wire_get_u32(p + 16);
+    r.bell_fd = tp_wire_get_u32(p + 20);
+    p += 24;
     for (int s = 0; s < DSM_TP_SEG_COUNT; s++, p += TP_WIRE_SEG_LEN) {
         r.seg_base[s] = get_u64(p);
         r.seg_size[s] = get_u64(p + 8);
