@@ -12,6 +12,10 @@
  *   coh_range_t }.  overflow: the records did not fit (or the log no longer
  *   holds them); the receiver invalidates every page instead.
  *
+ * After a one-way join (dsm_coh_join) the handoff also completes it: the
+ * export first sends node 0's held departure, the import first waits for
+ * and applies it (coh_join_finish), then the handoff's own notices.
+ *
  * Layer: coherence.  Entry points: dsm_coh_handoff_export,
  * dsm_coh_handoff_import (coherence.h).  Application threads, outside the
  * fault handler; both run on the private runtime stack (a release must not
@@ -50,6 +54,7 @@ static void export_body(void *arg)
     handoff_call_t *c = arg;
     char *out = c->buf;
     coh_protocol_lock();
+    coh_join_finish();
     coh_release();
     int me = coh.rank;
     handoff_hdr_t hdr = {(uint32_t)me, coh.vc[me], 0, 0};
@@ -122,6 +127,7 @@ static void import_body(void *arg)
         !well_formed(buf, c->len, &hdr))
         return;
     coh_protocol_lock();
+    coh_join_finish();
     if (hdr.overflow) {
         coh_invalidate_all();
     } else {

@@ -94,6 +94,11 @@ void coh_migrate_apply(const char *list, size_t n);
 /* The global part of a barrier: one thread per node. */
 void coh_barrier_global(void);
 
+/* One-way joins (coh_barrier.c), protocol mutex held: before any other
+ * global step, node 0 sends a departure it holds and the other nodes wait
+ * for and apply one they are due. */
+void coh_join_finish(void);
+
 /* mmap helper for runtime tables (zeroed, MAP_NORESERVE). */
 void *coh_table_alloc(size_t bytes);
 
