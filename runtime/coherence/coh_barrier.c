@@ -149,28 +149,13 @@ void coh_barrier_register_handlers(void)
 static size_t build_arrive(void)
 {
     coh_msg_arrive_t hdr = {epoch, coh.vc[coh.rank], 0, 0, 0};
-    size_t len = sizeof hdr;
-    for (uint32_t seq = coh.vc_at_barrier[coh.rank] + 1;
-         seq <= coh.vc[coh.rank] && !hdr.overflow; seq++) {
-        size_t n;
-        const coh_range_t *r = coh_log_ranges(seq, &n);
-        coh_record_hdr_t rec = {(uint32_t)coh.rank, seq, (uint32_t)n, 0};
-        size_t need = sizeof rec + n * sizeof *r;
-        if (!r || need > ARRIVE_BYTES - len) {
-            hdr.overflow = 1;
-            break;
-        }
-        memcpy(arrive_buf + len, &rec, sizeof rec);
-        memcpy(arrive_buf + len + sizeof rec, r, n * sizeof *r);
-        len += need;
-        hdr.nrecords++;
-    }
-    if (hdr.overflow) {
-        len = sizeof hdr;
-        hdr.nrecords = 0;
-    }
+    int overflow;
+    size_t len = coh_own_records(arrive_buf + sizeof hdr,
+                                 ARRIVE_BYTES - sizeof hdr, &hdr.nrecords,
+                                 &overflow);
+    hdr.overflow = (uint32_t)overflow;
     memcpy(arrive_buf, &hdr, sizeof hdr);
-    return len;
+    return sizeof hdr + len;
 }
 
 /* Apply a departure: invalidate what others wrote, merge vector time.

@@ -58,6 +58,12 @@ void coh_pull_records(int creator, uint32_t from, uint32_t to);
 /* Own log access: the ranges of interval seq, or NULL when it was
  * overwritten. */
 const coh_range_t *coh_log_ranges(uint32_t seq, size_t *n);
+/* This node's intervals since the last barrier as write-notice records
+ * (coh_wire.h layout) in out, at most cap bytes: returns the bytes used
+ * and *nrecords; with *overflow set (they do not fit, or the log lost
+ * one) it writes none. */
+size_t coh_own_records(void *out, size_t cap, uint32_t *nrecords,
+                       int *overflow);
 
 /* Handler registration, before dsm_tp_init. */
 void coh_fault_register_handlers(void);

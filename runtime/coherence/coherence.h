@@ -90,7 +90,7 @@ dsm_status_t dsm_coh_atomic(void *addr, unsigned size, dsm_coh_atomic_op_t op,
  * receiving node: invalidate what the notices of node from name and take
  * its vector time.  Correct when no other node created intervals since
  * the last barrier that the receiver lacks (fork-join: only node 0 runs
- * between a join and the next fork). */
+ * between a join and the next fork).  Both buffers 8-byte aligned. */
 #define DSM_COH_HANDOFF_MIN 16
 dsm_status_t dsm_coh_handoff_export(void *buf, size_t cap, size_t *len);
 dsm_status_t dsm_coh_handoff_import(int from, const void *buf, size_t len);

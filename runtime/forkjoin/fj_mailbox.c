@@ -33,12 +33,13 @@
 #include "base_time.h"
 #include "coherence.h"
 #include "fj_wait.h"
+#include "fj_wire.h"
 #include "sys_activity.h"
 #include "transport.h"
 
 static _Atomic uint32_t posted, taken;
 static fj_fork_msg_t pending_fork;
-static char pending_handoff[FJ_HANDOFF_BYTES];
+static _Alignas(8) char pending_handoff[FJ_HANDOFF_BYTES];
 static enum { MAIL_FORK, MAIL_EXIT, MAIL_SETTLE } pending_kind;
 static int pending_status;
 
@@ -59,46 +60,36 @@ static void deliver(void)
 
 static void on_fork(int src, const void *payload, size_t len, void *arg)
 {
-    const size_t head = offsetof(fj_fork_msg_t, args);
     post(src, "FORK");
-    if (len < head)
-        dsm_fatal("malformed FORK message (%zu bytes)", len);
-    memset(&pending_fork, 0, sizeof pending_fork);
-    memcpy(&pending_fork, payload, head);
-    size_t args = pending_fork.argc >= 0 && pending_fork.argc <= FJ_MAX_ARGS
-                      ? (size_t)pending_fork.argc * sizeof(uint64_t)
-                      : 0;
-    if (pending_fork.argc < 0 || pending_fork.argc > FJ_MAX_ARGS ||
-        pending_fork.handoff_bytes > FJ_HANDOFF_BYTES ||
-        len != head + args + pending_fork.handoff_bytes ||
-        pending_fork.nthreads < 2 ||
-        pending_fork.nthreads > fj.size * fj.threads)
-        dsm_fatal("malformed FORK message (%zu bytes, %d arguments, %d "
-                  "threads)", len, pending_fork.argc, pending_fork.nthreads);
-    memcpy(pending_fork.args, (const char *)payload + head, args);
-    memcpy(pending_handoff, (const char *)payload + head + args,
-           pending_fork.handoff_bytes);
+    const fj_wire_limits_t lim = {fj.size, fj.threads};
+    fj_wire_fork_t f;
+    if (fj_wire_fork(payload, len, &lim, &f) != DSM_OK)
+        dsm_fatal("malformed FORK message from node %d (%zu bytes)", src,
+                  len);
+    pending_fork = f.msg;
+    memcpy(pending_handoff, f.handoff, f.handoff_len);
     pending_kind = MAIL_FORK;
     deliver();
 }
 
 static void on_exit_msg(int src, const void *payload, size_t len, void *arg)
 {
-    fj_exit_msg_t m;
+    int32_t status;
     post(src, "EXIT");
-    if (len != sizeof m)
-        dsm_fatal("malformed EXIT message (%zu bytes)", len);
-    memcpy(&m, payload, sizeof m);
+    if (fj_wire_exit(payload, len, &status) != DSM_OK)
+        dsm_fatal("malformed EXIT message from node %d (%zu bytes)", src,
+                  len);
     pending_kind = MAIL_EXIT;
-    pending_status = m.status;
+    pending_status = status;
     deliver();
 }
 
 static void on_settle(int src, const void *payload, size_t len, void *arg)
 {
     post(src, "SETTLE");
-    if (len != 0)
-        dsm_fatal("malformed SETTLE message (%zu bytes)", len);
+    if (fj_wire_settle(payload, len) != DSM_OK)
+        dsm_fatal("malformed SETTLE message from node %d (%zu bytes)", src,
+                  len);
     pending_kind = MAIL_SETTLE;
     deliver();
 }

@@ -192,7 +192,7 @@ void fj_fork(const char *where, fj_microtask_t microtask, int argc,
                  (size_t)argc * sizeof(uint64_t);
     /* node 0's serial writes: released here, acquired by each node from
      * the message (written once, by the only thread that forks) */
-    static char handoff[FJ_HANDOFF_BYTES];
+    static _Alignas(8) char handoff[FJ_HANDOFF_BYTES];
     size_t handoff_len = 0;
     if (fj.size > 1) {
         dsm_status_t st = dsm_coh_handoff_export(handoff, sizeof handoff,

@@ -236,6 +236,48 @@ dsm_status_t tp_wire_get_table_header(
 dsm_status_t tp_wire_get_table(const unsigned char *body, size_t len,
                                int size, tp_record_t *table);
 
+/* Same-host lane records (tp_lane.c): 8-byte aligned, a header (u32
+ * payload length, u8 message id, u8 kind, u16 zero) and the payload padded
+ * to 8 bytes; a record never crosses the ring's end (a WRAP record sends
+ * the reader to offset 0).  A message of more than TP_LANE_MAX_PAYLOAD
+ * bytes is a FIRST record (u64 total length, then bytes), MORE records and
+ * a LAST one, in a row.  Native byte order: both ends run on one host. */
+#define TP_LANE_HDR_BYTES 8u
+#define TP_LANE_MAX_PAYLOAD ((uint64_t)32 << 10)
+#define TP_LANE_MAX_MESSAGE ((uint64_t)1 << 40)
+enum tp_lane_kind {
+    TP_LANE_WHOLE = 1,
+    TP_LANE_FIRST = 2,
+    TP_LANE_MORE = 3,
+    TP_LANE_LAST = 4,
+    TP_LANE_WRAP = 5,
+};
+typedef struct tp_lane_view {
+    unsigned kind, id;
+    const unsigned char *payload;   /* inside the ring */
+    uint32_t len;
+    uint64_t next;                  /* the position after the record */
+} tp_lane_view_t;
+/* The record at position tail of a ring of ring_bytes (a multiple of 8),
+ * of which the writer published up to position head: it must lie inside
+ * the published bytes and before the ring's end, its kind and id be
+ * valid, a WRAP carry nothing. */
+dsm_status_t tp_wire_lane_record(const unsigned char *ring, uint64_t ring_bytes,
+                                 uint64_t tail, uint64_t head,
+                                 tp_lane_view_t *out);
+/* Reassembly of fragmented messages, one state per ring.  Feed every
+ * record but WRAPs: *deliver says the message is whole (a WHOLE record,
+ * or the LAST fragment, after which st->total bytes were collected); a
+ * FIRST sets st->total and *first_bytes (the payload after the length);
+ * out of order, a changing id or more bytes than announced are errors. */
+typedef struct tp_lane_asm {
+    int active;
+    unsigned id;
+    uint64_t total, have;
+} tp_lane_asm_t;
+dsm_status_t tp_wire_lane_step(tp_lane_asm_t *st, const tp_lane_view_t *rec,
+                               int *deliver);
+
 /* ---- tp_rendezvous.c ------------------------------------------------------
  * Exchange node records: on return table[r] describes rank r (the pointers
  * point into *storage, which the caller frees) and socks[r] is the

@@ -21,7 +21,7 @@
  * id, kind) and the payload, padded.  A message that does not fit before
  * the end of the ring is preceded by a WRAP record and starts again at the
  * beginning, so every record is contiguous and a handler gets a pointer
- * into the ring.  A message larger than LANE_MAX_PAYLOAD travels as a
+ * into the ring.  A message larger than TP_LANE_MAX_PAYLOAD travels as a
  * FIRST record (carrying the total length), MORE records and a LAST
  * record; the receiver collects them in a tp_msgq buffer (no malloc).
  *
@@ -66,17 +66,7 @@
 #include "tp_internal.h"
 
 #define LANE_DATA_BYTES ((uint64_t)256 << 10)
-#define LANE_MAX_PAYLOAD ((uint64_t)32 << 10)
-#define LANE_HDR_BYTES 8u
 #define LANE_PAGE 4096u
-
-enum lane_kind {
-    LANE_WHOLE = 1,   /* a complete message */
-    LANE_FIRST = 2,   /* u64 total length, then the first bytes */
-    LANE_MORE = 3,
-    LANE_LAST = 4,
-    LANE_WRAP = 5,    /* no payload: the next record is at offset 0 */
-};
 
 typedef struct lane_node {
     _Atomic uint32_t sleeping;   /* the receiver wants a wake-up byte */
@@ -96,13 +86,14 @@ static uint64_t file_bytes(int size)
     return LANE_PAGE + (uint64_t)size * LANE_RING_STRIDE;
 }
 
+/* the record header (tp_internal.h, "Same-host lane records") */
 typedef struct lane_rec {
     uint32_t len;                /* payload bytes */
     uint8_t id;
     uint8_t kind;
     uint16_t pad;
 } lane_rec_t;
-_Static_assert(sizeof(lane_rec_t) == LANE_HDR_BYTES, "record header");
+_Static_assert(sizeof(lane_rec_t) == TP_LANE_HDR_BYTES, "record header");
 _Static_assert(DSM_TP_AM_MAX_ID <= 256, "ids fit the record's byte");
 
 typedef struct lane_tx {         /* this node -> peer */
@@ -118,9 +109,8 @@ typedef struct lane_rx {         /* peer -> this node */
     lane_ring_t *ring;           /* NULL: the peer sends through UCX */
     unsigned char *data;
     atomic_flag busy;            /* one consumer at a time */
-    tp_msg_t *frag;              /* a fragmented message being collected */
-    size_t frag_have;
-    unsigned frag_id;
+    tp_lane_asm_t asm_state;     /* a fragmented message being collected */
+    tp_msg_t *frag;              /* ... and its buffer */
 } lane_rx_t;
 
 static struct {
@@ -279,7 +269,7 @@ int tp_lane_reaches(int rank)
  * record it may need first. */
 static uint64_t record_cost(uint64_t head, uint64_t len)
 {
-    uint64_t need = LANE_HDR_BYTES + round8(len);
+    uint64_t need = TP_LANE_HDR_BYTES + round8(len);
     uint64_t left = LANE_DATA_BYTES - head % LANE_DATA_BYTES;
     return need <= left ? need : left + need;
 }
@@ -292,10 +282,10 @@ static uint64_t write_record(lane_tx_t *tx, uint64_t head, unsigned id,
                              size_t c_len)
 {
     uint64_t len = a_len + b_len + c_len;
-    uint64_t need = LANE_HDR_BYTES + round8(len);
+    uint64_t need = TP_LANE_HDR_BYTES + round8(len);
     uint64_t pos = head % LANE_DATA_BYTES;
     if (need > LANE_DATA_BYTES - pos) {
-        lane_rec_t wrap = {0, 0, LANE_WRAP, 0};
+        lane_rec_t wrap = {0, 0, TP_LANE_WRAP, 0};
         memcpy(tx->data + pos, &wrap, sizeof wrap);
         head += LANE_DATA_BYTES - pos;
         pos = 0;
@@ -383,7 +373,7 @@ dsm_status_t tp_lane_send(int rank, unsigned id, const void *hdr,
     uint64_t head = atomic_load_explicit(&tx->ring->head,
                                          memory_order_relaxed);
     dsm_status_t st = DSM_OK;
-    if (total <= LANE_MAX_PAYLOAD) {
+    if (total <= TP_LANE_MAX_PAYLOAD) {
         while (space(tx, head) < record_cost(head, total)) {
             if (!may_wait) {
                 st = DSM_ERR_BUSY;
@@ -391,7 +381,7 @@ dsm_status_t tp_lane_send(int rank, unsigned id, const void *hdr,
             }
             wait_for_space(tx, &w, &waiting, rank);
         }
-        head = write_record(tx, head, id, LANE_WHOLE, hdr, hdr_len, body,
+        head = write_record(tx, head, id, TP_LANE_WHOLE, hdr, hdr_len, body,
                             body_len, NULL, 0);
         publish(tx, head);
         goto out;
@@ -404,11 +394,11 @@ dsm_status_t tp_lane_send(int rank, unsigned id, const void *hdr,
     uint64_t sent = 0;
     while (sent < total) {
         uint64_t piece = total - sent;
-        unsigned kind = sent == 0 ? LANE_FIRST
-                        : piece <= LANE_MAX_PAYLOAD ? LANE_LAST : LANE_MORE;
-        uint64_t prefix = kind == LANE_FIRST ? sizeof total : 0;
-        if (piece > LANE_MAX_PAYLOAD - prefix)
-            piece = LANE_MAX_PAYLOAD - prefix;
+        unsigned kind = sent == 0 ? TP_LANE_FIRST
+                        : piece <= TP_LANE_MAX_PAYLOAD ? TP_LANE_LAST : TP_LANE_MORE;
+        uint64_t prefix = kind == TP_LANE_FIRST ? sizeof total : 0;
+        if (piece > TP_LANE_MAX_PAYLOAD - prefix)
+            piece = TP_LANE_MAX_PAYLOAD - prefix;
         while (space(tx, head) < record_cost(head, prefix + piece))
             wait_for_space(tx, &w, &waiting, rank);
         /* the piece [sent, sent+piece) of hdr|body */
@@ -442,60 +432,40 @@ static void lane_malformed(int src, const char *what)
 static uint64_t take_record(int src, lane_rx_t *rx, uint64_t tail,
                             uint64_t head, int *delivered)
 {
-    uint64_t pos = tail % LANE_DATA_BYTES;
-    lane_rec_t rec;
-    memcpy(&rec, rx->data + pos, sizeof rec);
-    if (rec.kind == LANE_WRAP)
-        return tail + (LANE_DATA_BYTES - pos);
-    uint64_t need = LANE_HDR_BYTES + round8(rec.len);
-    if (rec.len > LANE_MAX_PAYLOAD || need > LANE_DATA_BYTES - pos ||
-        need > head - tail || rec.id >= DSM_TP_AM_MAX_ID)
-        lane_malformed(src, "a record overruns the ring");
-    const unsigned char *payload = rx->data + pos + LANE_HDR_BYTES;
-    switch (rec.kind) {
-    case LANE_WHOLE:
-        if (rx->frag)
-            lane_malformed(src, "a message inside another");
-        tp_am_dispatch(src, rec.id, payload, rec.len);
+    tp_lane_view_t rec;
+    if (tp_wire_lane_record(rx->data, LANE_DATA_BYTES, tail, head, &rec) !=
+        DSM_OK)
+        lane_malformed(src, "a record overruns the ring or is unknown");
+    if (rec.kind == TP_LANE_WRAP)
+        return rec.next;
+    int whole;
+    if (tp_wire_lane_step(&rx->asm_state, &rec, &whole) != DSM_OK)
+        lane_malformed(src, "fragments out of order");
+    if (rec.kind == TP_LANE_WHOLE) {
+        tp_am_dispatch(src, rec.id, rec.payload, rec.len);
         (*delivered)++;
-        break;
-    case LANE_FIRST: {
-        uint64_t total;
-        if (rx->frag || rec.len < sizeof total)
-            lane_malformed(src, "a first fragment out of place");
-        memcpy(&total, payload, sizeof total);
-        if (total <= LANE_MAX_PAYLOAD || total > ((uint64_t)1 << 40))
-            lane_malformed(src, "a fragmented message of a bad length");
-        rx->frag = tp_msg_alloc((size_t)total);
+        return rec.next;
+    }
+    const unsigned char *bytes = rec.payload;
+    size_t n = rec.len, at = rx->asm_state.have - n;
+    if (rec.kind == TP_LANE_FIRST) {
+        bytes += sizeof(uint64_t);
+        n -= sizeof(uint64_t);
+        at = 0;
+        rx->frag = tp_msg_alloc((size_t)rx->asm_state.total);
         if (!rx->frag)
             dsm_fatal("no memory for a %llu-byte message from node %d",
-                      (unsigned long long)total, src);
-        rx->frag_have = rec.len - sizeof total;
-        rx->frag_id = rec.id;
-        memcpy(rx->frag->data, payload + sizeof total, rx->frag_have);
-        break;
+                      (unsigned long long)rx->asm_state.total, src);
     }
-    case LANE_MORE:
-    case LANE_LAST: {
+    memcpy(rx->frag->data + at, bytes, n);
+    if (whole) {
         tp_msg_t *m = rx->frag;
-        if (!m || rec.id != rx->frag_id || rec.len > m->len - rx->frag_have)
-            lane_malformed(src, "a fragment out of place");
-        memcpy(m->data + rx->frag_have, payload, rec.len);
-        rx->frag_have += rec.len;
-        if (rec.kind == LANE_LAST) {
-            if (rx->frag_have != m->len)
-                lane_malformed(src, "a fragmented message cut short");
-            rx->frag = NULL;
-            tp_am_dispatch(src, rec.id, m->data, m->len);
-            tp_msg_free(m);
-            (*delivered)++;
-        }
-        break;
+        rx->frag = NULL;
+        tp_am_dispatch(src, rec.id, m->data, m->len);
+        tp_msg_free(m);
+        (*delivered)++;
     }
-    default:
-        lane_malformed(src, "an unknown record kind");
-    }
-    return tail + need;
+    return rec.next;
 }
 
 int tp_lane_poll(void)
@@ -515,7 +485,7 @@ int tp_lane_poll(void)
         tail = atomic_load_explicit(&rx->ring->tail, memory_order_relaxed);
         uint64_t head = atomic_load_explicit(&rx->ring->head,
                                              memory_order_acquire);
-        if (head - tail > LANE_DATA_BYTES || head % 8 != 0)
+        if (head - tail > LANE_DATA_BYTES)
             lane_malformed(src, "its head is out of range");
         while (tail != head) {
             /* the handler used the record in place: free it afterwards */

@@ -237,3 +237,77 @@ dsm_status_t tp_wire_get_table(const unsigned char *body, size_t len,
     }
     return off == len ? DSM_OK : DSM_ERR_PROTOCOL;
 }
+
+/* ---- same-host lane records ---------------------------------------------- */
+
+dsm_status_t tp_wire_lane_record(const unsigned char *ring, uint64_t ring_bytes,
+                                 uint64_t tail, uint64_t head,
+                                 tp_lane_view_t *out)
+{
+    if (ring_bytes < TP_LANE_HDR_BYTES || ring_bytes % 8 || tail % 8 ||
+        head - tail < TP_LANE_HDR_BYTES || head - tail > ring_bytes)
+        return DSM_ERR_PROTOCOL;
+    uint64_t pos = tail % ring_bytes;
+    uint32_t len;
+    uint8_t id, kind;
+    memcpy(&len, ring + pos, sizeof len);
+    memcpy(&id, ring + pos + 4, 1);
+    memcpy(&kind, ring + pos + 5, 1);
+    tp_lane_view_t v = {kind, id, ring + pos + TP_LANE_HDR_BYTES, len, 0};
+    if (kind == TP_LANE_WRAP) {
+        if (len != 0)
+            return DSM_ERR_PROTOCOL;
+        v.next = tail + (ring_bytes - pos);
+        if (v.next - tail > head - tail)
+            return DSM_ERR_PROTOCOL;
+        *out = v;
+        return DSM_OK;
+    }
+    uint64_t need = TP_LANE_HDR_BYTES + (((uint64_t)len + 7u) & ~(uint64_t)7u);
+    if (kind < TP_LANE_WHOLE || kind > TP_LANE_LAST ||
+        id >= DSM_TP_AM_MAX_ID || len > TP_LANE_MAX_PAYLOAD ||
+        need > ring_bytes - pos || need > head - tail)
+        return DSM_ERR_PROTOCOL;
+    v.next = tail + need;
+    *out = v;
+    return DSM_OK;
+}
+
+dsm_status_t tp_wire_lane_step(tp_lane_asm_t *st, const tp_lane_view_t *rec,
+                               int *deliver)
+{
+    *deliver = 0;
+    switch (rec->kind) {
+    case TP_LANE_WHOLE:
+        if (st->active)
+            return DSM_ERR_PROTOCOL;
+        *deliver = 1;
+        return DSM_OK;
+    case TP_LANE_FIRST: {
+        uint64_t total;
+        if (st->active || rec->len < sizeof total)
+            return DSM_ERR_PROTOCOL;
+        memcpy(&total, rec->payload, sizeof total);
+        if (total <= TP_LANE_MAX_PAYLOAD || total > TP_LANE_MAX_MESSAGE ||
+            rec->len - sizeof total > total)
+            return DSM_ERR_PROTOCOL;
+        *st = (tp_lane_asm_t){1, rec->id, total, rec->len - sizeof total};
+        return DSM_OK;
+    }
+    case TP_LANE_MORE:
+    case TP_LANE_LAST:
+        if (!st->active || rec->id != st->id ||
+            rec->len > st->total - st->have)
+            return DSM_ERR_PROTOCOL;
+        st->have += rec->len;
+        if (rec->kind == TP_LANE_LAST) {
+            if (st->have != st->total)
+                return DSM_ERR_PROTOCOL;
+            st->active = 0;
+            *deliver = 1;
+        }
+        return DSM_OK;
+    default:
+        return DSM_ERR_PROTOCOL;
+    }
+}
