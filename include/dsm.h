@@ -120,6 +120,7 @@ typedef struct dsm_stats {
     uint64_t atomics;
     uint64_t protocol_ns;   /* time spent inside the protocol */
     uint64_t pages_migrated; /* pages whose home moved to this node */
+    uint64_t eager_pages;    /* home pages switched to eager tracking */
 } dsm_stats_t;
 DSM_API void dsm_stats_get(dsm_stats_t *out);
 

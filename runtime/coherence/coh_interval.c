@@ -179,21 +179,95 @@ static int cmp_u32(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static int is_writable(const coh_page_t *pg)
+/* ---- eager pages --------------------------------------------------------
+ * A shared home page is write-protected at every release so that the
+ * home's next write faults and is noticed: a signal and an mprotect, 7 to
+ * 17 us here (more with a TLB shootdown per thread), for pages a program
+ * writes in every interval (its own block's edge that a neighbour reads, a
+ * thread's partial sums, node 0's stack under the fork).  A home page
+ * written in EAGER_AFTER intervals in a row is instead left writable and
+ * listed as written in every interval from then on (PF_EAGER): no fault,
+ * only a notice, which it would have had anyway.  Listing it without
+ * knowing is conservative, never wrong.  To find pages that went quiet, the
+ * release compares an eager page with a snapshot of it taken at the
+ * previous release (the twin slot, unused by home pages): after
+ * EAGER_IDLE releases without a change the page is write-protected again.
+ * The comparison only ends eagerness, never skips a notice: a word written
+ * and then restored would compare equal while a reader may hold the value
+ * in between. */
+#define EAGER_AFTER 3
+#define EAGER_IDLE 2
+
+/* Compare the page with its snapshot and bring the snapshot up to date;
+ * returns whether it changed. */
+static int snapshot_changed(size_t index)
 {
-    return atomic_load(&pg->state) == PS_WRITABLE;
+    const uint64_t *now = (const uint64_t *)(const void *)coh_page_rt(index);
+    uint64_t *snap = (uint64_t *)(void *)coh_page_twin(index);
+    int changed = 0;
+    for (size_t w = 0; w < DSM_PAGE_SIZE / sizeof *now; w++) {
+        uint64_t v = now[w];
+        if (v != snap[w]) {
+            snap[w] = v;
+            changed = 1;
+        }
+    }
+    return changed;
 }
 
-/* Write-protect and publish one chunk of consecutive written pages. */
-static void release_chunk(size_t first, size_t n)
+/* A home page released at interval seq: does it stay writable (eager)? */
+static int stays_eager(size_t index, coh_page_t *pg, uint8_t flags,
+                       uint32_t seq)
+{
+    if (!(flags & PF_HOME) || !(flags & PF_SHARED))
+        return 0;
+    if (flags & PF_EAGER) {
+        pg->eager_idle = snapshot_changed(index) ? 0 : pg->eager_idle + 1;
+        if (pg->eager_idle < EAGER_IDLE)
+            return 1;
+        atomic_fetch_and(&pg->flags, (uint8_t)~PF_EAGER);
+        pg->written_run = 0;
+        return 0;
+    }
+    uint16_t low = (uint16_t)seq;
+    pg->written_run = pg->written_seq == (uint16_t)(low - 1) &&
+                              pg->written_run < 255
+                          ? pg->written_run + 1 : 1;
+    pg->written_seq = low;
+    if (pg->written_run < EAGER_AFTER)
+        return 0;
+    memcpy(coh_page_twin(index), coh_page_rt(index), DSM_PAGE_SIZE);
+    pg->eager_idle = 0;
+    atomic_fetch_or(&pg->flags, PF_EAGER);
+    COH_STAT_ADD(eager_pages, 1);
+    return 1;
+}
+
+static int is_writable_lazy(const coh_page_t *pg)
+{
+    return atomic_load(&pg->state) == PS_WRITABLE &&
+           !(atomic_load(&pg->flags) & PF_EAGER);
+}
+
+/* Write-protect and publish one chunk of consecutive written pages of
+ * interval seq; eager pages stay writable and go on the next interval's
+ * dirty list at once. */
+static void release_chunk(size_t first, size_t n, uint32_t seq)
 {
     lock_chunk(first, n);
-    coh_protect_where(first, n, is_writable, DSM_PROT_READ);
     for (size_t i = 0; i < n; i++) {
         coh_page_t *pg = &coh.pages[first + i];
         uint8_t flags = atomic_fetch_and(&pg->flags, (uint8_t)~PF_DIRTY);
-        if (atomic_load(&pg->state) != PS_WRITABLE)
-            continue;   /* published early by an invalidation */
+        if (atomic_load(&pg->state) == PS_WRITABLE &&
+            stays_eager(first + i, pg, flags, seq))
+            coh_dirty_add(first + i);
+    }
+    coh_protect_where(first, n, is_writable_lazy, DSM_PROT_READ);
+    for (size_t i = 0; i < n; i++) {
+        coh_page_t *pg = &coh.pages[first + i];
+        uint8_t flags = atomic_load(&pg->flags);
+        if (atomic_load(&pg->state) != PS_WRITABLE || (flags & PF_EAGER))
+            continue;   /* published early by an invalidation, or eager */
         if (flags & PF_TWIN)
             send_diff(first + i, pg);
         atomic_store_explicit(&pg->state, PS_READONLY, memory_order_release);
@@ -292,16 +366,16 @@ uint32_t coh_release(void)
     if (n == 0)
         return 0;
 
+    uint32_t seq = coh.vc[coh.rank] + 1;
     qsort(pages, n, sizeof *pages, cmp_u32);
     for (size_t i = 0; i < n;) {
         size_t j = i + 1;
         while (j < n && pages[j] == pages[j - 1] + 1 && j - i < CHUNK_PAGES)
             j++;
-        release_chunk(pages[i], j - i);
+        release_chunk(pages[i], j - i, seq);
         i = j;
     }
     diff_complete();
-    uint32_t seq = coh.vc[coh.rank] + 1;
     log_interval(seq, pages, n);
     COH_STAT_ADD(write_notices_sent, n);
     coh.vc[coh.rank] = seq;

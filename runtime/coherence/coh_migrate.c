@@ -164,13 +164,15 @@ static void move_chunk(size_t first, size_t count, int home)
                 fetched++;
             }
             atomic_fetch_and(&pg->flags,
-                             (uint8_t)~(PF_SHARED | PF_REGISTERED | PF_TWIN));
+                             (uint8_t)~(PF_SHARED | PF_REGISTERED | PF_TWIN |
+                                        PF_EAGER));
             atomic_fetch_or(&pg->flags, PF_HOME);
             atomic_store(&pg->state, PS_WRITABLE);
             gained++;
         } else {
             atomic_fetch_and(&pg->flags, (uint8_t)~(PF_HOME | PF_SHARED |
-                                                    PF_REGISTERED | PF_TWIN));
+                                                    PF_REGISTERED | PF_TWIN |
+                                                    PF_EAGER));
             atomic_store(&pg->state, PS_INVALID);
         }
         pg->home = (uint16_t)home;

@@ -700,6 +700,98 @@ static void test_home_migration(void **state)
     release_array(mig_array);
 }
 
+/* ---- eager pages: a home page its home writes in every epoch stays
+ * writable (no fault) and is noticed every epoch; it is protected again
+ * once the home stops writing it.  Page 0 of the array is node 0's; page
+ * 1 holds the flag of the write-and-restore step. */
+#define EAGER_EPOCHS 12
+static uint64_t *eager_array;
+static volatile int eager_errors;
+
+static void eager_check(uint64_t expect)
+{
+    for (size_t w = 0; w < 512; w++)
+        if (eager_array[w] != expect + w)
+            __atomic_add_fetch(&eager_errors, 1, __ATOMIC_RELAXED);
+}
+
+static void eager_thread(int t)
+{
+    for (uint64_t e = 1; e <= EAGER_EPOCHS; e++) {
+        if (rank == 0)
+            for (size_t w = (size_t)t; w < 512; w += (size_t)threads)
+                eager_array[w] = e * 1000 + w;
+        dsm_barrier();
+        eager_check(e * 1000);
+        dsm_barrier();
+    }
+}
+
+/* Node 0's thread 0 writes a word of its eager page and restores it,
+ * while node 1 fetches the page in between: the restored page compares
+ * equal to its snapshot, and node 1 must still be told to drop the value
+ * it saw. */
+static void eager_write_and_restore(void)
+{
+    uint64_t *flag = eager_array + 512;
+    uint64_t last = EAGER_EPOCHS * 1000;
+    dsm_barrier();
+    if (rank == 0) {
+        eager_array[7] = 424242;
+        uint64_t seen = 0;
+        while (seen == 0)
+            assert_int_equal(dsm_coh_atomic(flag, 8, DSM_ATOMIC_LOAD, 0, 0,
+                                            &seen), DSM_OK);
+        eager_array[7] = last + 7;
+    } else if (rank == 1) {
+        /* word 8 is current: node 0 wrote it before the last barrier */
+        if (eager_array[8] != last + 8)
+            __atomic_add_fetch(&eager_errors, 1, __ATOMIC_RELAXED);
+        uint64_t old;
+        assert_int_equal(dsm_coh_atomic(flag, 8, DSM_ATOMIC_STORE, 1, 0,
+                                        &old), DSM_OK);
+    }
+    dsm_barrier();
+    eager_check(last);
+    dsm_barrier();
+}
+
+static void test_eager_pages(void **state)
+{
+    TEST_BEGIN();
+    eager_array = publish_array(2 * 4096);
+    eager_errors = 0;
+    dsm_stats_t start, steady, end;
+    dsm_stats_get(&start);
+    run_threads(eager_thread);
+    dsm_stats_get(&steady);
+    if (nodes > 1)
+        eager_write_and_restore();
+    /* quiet epochs: the others keep reading what node 0 wrote last */
+    for (int e = 0; e < 4; e++) {
+        dsm_barrier();
+        eager_check(EAGER_EPOCHS * 1000);
+    }
+    dsm_stats_get(&end);
+    /* protected again: node 0's next write faults */
+    if (rank == 0)
+        eager_array[3] = 1;
+    dsm_barrier();
+    if (eager_array[3] != 1)
+        __atomic_add_fetch(&eager_errors, 1, __ATOMIC_RELAXED);
+    dsm_stats_t after;
+    dsm_stats_get(&after);
+    assert_int_equal(eager_errors, 0);
+    if (rank == 0 && nodes > 1) {
+        assert_true(steady.eager_pages > start.eager_pages);
+        /* 12 epochs: a few faults until eager, none on that page after */
+        assert_true(steady.write_faults - start.write_faults <
+                    (uint64_t)EAGER_EPOCHS);
+        assert_true(after.write_faults > end.write_faults);
+    }
+    release_array(eager_array);
+}
+
 /* ---- bounded metadata: 10,000 barrier-write cycles */
 static long resident_kib(void)
 {
@@ -757,6 +849,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_heap_cross_node),
         cmocka_unit_test(test_atomics),
         cmocka_unit_test(test_home_migration),
+        cmocka_unit_test(test_eager_pages),
         cmocka_unit_test(test_bounded_metadata),
     };
     if (argc > 1)
