@@ -215,7 +215,10 @@ void tp_lane_connect(int rank, const tp_record_t *peer,
                   "cannot be mapped", rank);
         return;
     }
-    int bell = open_peer_fd(peer, peer->bell_fd, O_WRONLY | O_NONBLOCK);
+    /* read-write: this end then also counts as a reader, so a bell rung
+     * after the peer died is a byte nobody reads, not a SIGPIPE that
+     * would kill this node before the liveness check names the peer */
+    int bell = open_peer_fd(peer, peer->bell_fd, O_RDWR | O_NONBLOCK);
     if (bell < 0) {
         dsm_debug("node %d stays on UCX for messages: opening its wake "
                   "pipe: %s", rank, strerror(errno));
