@@ -72,6 +72,8 @@ static int say_fail(agent_t *a, const char *what)
 /* Next complete record, or NULL when more must be read. */
 static char *next_record(agent_t *a)
 {
+    if (a->used == a->have)
+        return NULL;   /* also before the first read, when buf is NULL */
     char *start = a->buf + a->used;
     char *nul = memchr(start, '\0', a->have - a->used);
     if (!nul)
@@ -257,11 +259,15 @@ static int start_node(agent_t *a)
         .token = a->token,
         .job_id = a->job_id,
     };
-    /* exactly the received variables: the same on every host */
+    /* exactly the received variables: the same on every host (the
+     * builder reads environ; the agent's own is put back at once) */
     char *none[] = {NULL};
+    char **own = environ;
     environ = a->env ? a->env : none;
     char **envp;
-    if (dsm_launch_env_build(&values, a->rank, &envp) != DSM_OK)
+    dsm_status_t built = dsm_launch_env_build(&values, a->rank, &envp);
+    environ = own;
+    if (built != DSM_OK)
         return say_fail(a, "out of memory");
     int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     dsm_launch_child_t child = {
@@ -382,16 +388,34 @@ static int supervise(agent_t *a)
     }
 }
 
-int dsm_launch_agent_main(void)
+static void free_strings(char **array, int count)
 {
-    agent_t *a = calloc(1, sizeof *a);
-    if (!a)
-        return EXIT_AGENT;
-    a->rank = -1;
-    a->listen_fd = -1;
-    sigemptyset(&a->sent);
-    a->threads = 1;
+    for (int i = 0; i < count; i++)
+        free(array[i]);
+    free(array);
+}
 
+/* What the setup allocated.  The token is wiped here too if the node
+ * never started, and so is the input buffer, which held its record. */
+static void agent_free(agent_t *a)
+{
+    explicit_bzero(a->token, sizeof a->token);
+    if (a->listen_fd >= 0)
+        close(a->listen_fd);
+    if (a->signal_fd >= 0)
+        close(a->signal_fd);
+    if (a->buf)
+        explicit_bzero(a->buf, a->cap);
+    free(a->buf);
+    free(a->program);
+    free_strings(a->argv, a->argc);
+    free_strings(a->env, a->envc);
+    free(a);
+}
+
+/* Everything from the setup to the node's end; returns the exit status. */
+static int agent_run(agent_t *a)
+{
     /* if sshd's session or slurmstepd goes, so do we (and so the node) */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     struct sigaction ignore = {.sa_handler = SIG_IGN};
@@ -425,4 +449,19 @@ int dsm_launch_agent_main(void)
         write_line(DSM_AGENT_LINE_READY, "");
     }
     return supervise(a);
+}
+
+int dsm_launch_agent_main(void)
+{
+    agent_t *a = calloc(1, sizeof *a);
+    if (!a)
+        return EXIT_AGENT;
+    a->rank = -1;
+    a->listen_fd = -1;
+    a->signal_fd = -1;
+    sigemptyset(&a->sent);
+    a->threads = 1;
+    int status = agent_run(a);
+    agent_free(a);
+    return status;
 }
