@@ -39,6 +39,16 @@ expect_nothing_left() {
   fail "processes left after the job: $left"
 }
 
+# no_sanitizer_report FILE: in a sanitizer build, nodes on other hosts
+# get the test setup's ASAN_OPTIONS and UBSAN_OPTIONS through dsmrun and
+# halt on a finding; node agents started by sshd run with the sanitizers'
+# defaults, under which a UBSan finding only prints.  So the job's output
+# must hold no report at all.
+no_sanitizer_report() {
+  ! grep -Eq 'runtime error:|ERROR: (Address|Leak|UndefinedBehavior)Sanitizer|SUMMARY: [A-Za-z]*Sanitizer' "$1" ||
+    { cat "$1"; fail "a sanitizer report in the job's output"; }
+}
+
 hostlist() {   # hostlist N: the first N hosts' addresses, comma-separated
   local i list=
   for ((i = 1; i <= $1; i++)); do list+=${list:+,}${HOSTS_ADDR[$i]}; done
@@ -60,6 +70,7 @@ run_ok() {
   fi
   local status=$?
   [ $status -eq 0 ] || { cat "$out"; fail "job on $n hosts by $how exited $status"; }
+  no_sanitizer_report "$out"
   check_tcp "$out" "$n"
   expect_nothing_left
 }
@@ -134,6 +145,7 @@ kill_node_case() {
   local status=$?
   [ $status -ne 0 ] || fail "the job exited 0 after a node was killed"
   grep -q "node 1" "$out" || { cat "$out"; fail "the failed node is not named"; }
+  no_sanitizer_report "$out"
   cat "$out"
 }
 
@@ -151,6 +163,7 @@ bad_input() {
   local lines
   lines=$(grep -c '^dsmrun: ' "$out")
   [ "$lines" -le 2 ] || { cat "$out"; fail "'$*': $lines messages, not one error"; }
+  no_sanitizer_report "$out"
   echo "ok: $expected ($(grep '^dsmrun: ' "$out" | head -1))"
   expect_nothing_left
 }
@@ -168,10 +181,12 @@ case $CASE in
       "$OMP_REDUCTION" > "$HOSTS_TMP/out" 2>&1 || { cat "$HOSTS_TMP/out"; fail "--interface eth0"; }
     grep -q "rendezvous ${HOSTS_ADDR[1]}:" "$HOSTS_TMP/out" ||
       { cat "$HOSTS_TMP/out"; fail "--interface eth0: rendezvous not on eth0"; }
+    no_sanitizer_report "$HOSTS_TMP/out"
     DSM_INTERFACE=lo hosts_run 1 "$DSMRUN" -v --hosts "${HOSTS_ADDR[1]}" \
       "$OMP_REDUCTION" > "$HOSTS_TMP/out" 2>&1 || { cat "$HOSTS_TMP/out"; fail "DSM_INTERFACE=lo"; }
     grep -q "rendezvous 127.0.0.1:" "$HOSTS_TMP/out" ||
       { cat "$HOSTS_TMP/out"; fail "DSM_INTERFACE=lo: rendezvous not on lo"; }
+    no_sanitizer_report "$HOSTS_TMP/out"
     expect_nothing_left
     ;;
   ssh_3_hosts)
@@ -186,6 +201,7 @@ case $CASE in
       { cat "$HOSTS_TMP/out"; fail "hostfile job failed"; }
     grep -q 'transport up: node 2 of 3' "$HOSTS_TMP/out" ||
       { cat "$HOSTS_TMP/out"; fail "hostfile slots not used"; }
+    no_sanitizer_report "$HOSTS_TMP/out"
     expect_nothing_left
     ;;
   ssh_kill_node)
@@ -223,6 +239,7 @@ case $CASE in
     hosts_run 1 "$DSMRUN" --hosts "$(hostlist 3)" "$NODE_ECHO" report \
       > "$HOSTS_TMP/out" 2>&1 || { cat "$HOSTS_TMP/out"; fail "report job failed"; }
     cat "$HOSTS_TMP/out"
+    no_sanitizer_report "$HOSTS_TMP/out"
     [ "$(grep -c '^node .* token ok aslr off layout' "$HOSTS_TMP/out")" -eq 3 ] ||
       fail "not every node reported token ok, aslr off"
     [ "$(sed -n 's/.* layout \([^ ]*\) .*/\1/p' "$HOSTS_TMP/out" | sort -u | wc -l)" -eq 1 ] ||
@@ -245,6 +262,40 @@ case $CASE in
     wait "$launcher"
     status=$?
     [ $status -eq 130 ] || { cat "$HOSTS_TMP/out"; fail "exit status $status after SIGINT, not 130"; }
+    no_sanitizer_report "$HOSTS_TMP/out"
+    ;;
+  ssh_environment)
+    hosts_create 2
+    hosts_start_sshd
+    # The sanitizer runtimes' options reach remote nodes as the DSM_* ones
+    # do: those of the sanitizer test setup, else stand-ins with the
+    # runtimes' default values (ignored by a program built without them).
+    export ASAN_OPTIONS=${ASAN_OPTIONS:-verbosity=0}
+    export UBSAN_OPTIONS=${UBSAN_OPTIONS:-verbosity=0}
+    export LSAN_OPTIONS=${LSAN_OPTIONS:-verbosity=0}
+    # -x and DSM_PASS_ENV add names; anything else stays behind
+    HOSTS_X_OPTION=one HOSTS_X_LIST=two HOSTS_X_NOT=three \
+      DSM_PASS_ENV=HOSTS_X_LIST ip netns exec "${HOSTS_NS[1]}" "$DSMRUN" \
+      -x HOSTS_X_OPTION --hosts "$(hostlist 2)" "$NODE_ECHO" block \
+      > "$HOSTS_TMP/out" 2>&1 &
+    launcher=$!
+    wait_running 2 node_echo
+    for i in 1 2; do
+      node=$(hosts_procs "$i" node_echo)
+      tr '\0' '\n' < /proc/$node/environ > "$HOSTS_TMP/environ.$i"
+      for expected in "ASAN_OPTIONS=$ASAN_OPTIONS" "UBSAN_OPTIONS=$UBSAN_OPTIONS" \
+          "LSAN_OPTIONS=$LSAN_OPTIONS" HOSTS_X_OPTION=one HOSTS_X_LIST=two; do
+        grep -qxF -- "$expected" "$HOSTS_TMP/environ.$i" ||
+          { cat "$HOSTS_TMP/environ.$i"; fail "host $i: the node's environment lacks $expected"; }
+      done
+      ! grep -q '^HOSTS_X_NOT=' "$HOSTS_TMP/environ.$i" ||
+        fail "host $i: a variable neither listed nor named with -x reached the node"
+    done
+    echo "both nodes have the sanitizer options, the -x and the DSM_PASS_ENV variable, and not the other"
+    kill -INT "$launcher"
+    expect_gone_within_5s "$launcher" "SIGINT to dsmrun"
+    wait "$launcher"
+    no_sanitizer_report "$HOSTS_TMP/out"
     ;;
   ssh_bad_input)
     hosts_create 2
