@@ -1,5 +1,6 @@
 /*
- * launch_netif.c - the rendezvous address of a multi-host job.
+ * launch_netif.c - the rendezvous address of a multi-host job, and the
+ * interface a host reaches it through.
  * Layer: launcher.  See launch_netif.h.  Node agent start-up only.
  */
 #include "launch_netif.h"
@@ -112,5 +113,47 @@ dsm_status_t dsm_launch_pick_address(const char *interface,
     if (first_non_loopback(addr, addr_len))
         return DSM_OK;
     snprintf(addr, addr_len, "127.0.0.1");
+    return DSM_OK;
+}
+
+/* The interface that holds IPv4 address `a`. */
+static int interface_holding(struct in_addr a, char *name, size_t name_len)
+{
+    struct ifaddrs *list;
+    if (getifaddrs(&list) != 0)
+        return 0;
+    int found = 0;
+    for (struct ifaddrs *i = list; i && !found; i = i->ifa_next) {
+        if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET ||
+            ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr != a.s_addr)
+            continue;
+        /* an alias label ("eth0:1") names the device before the colon */
+        size_t len = strcspn(i->ifa_name, ":");
+        if (len < name_len) {
+            memcpy(name, i->ifa_name, len);
+            name[len] = '\0';
+            found = 1;
+        }
+    }
+    freeifaddrs(list);
+    return found;
+}
+
+dsm_status_t dsm_launch_interface_towards(const char *host, char *name,
+                                          size_t name_len, char *why,
+                                          size_t why_len)
+{
+    char addr[INET_ADDRSTRLEN];
+    struct in_addr a;
+    if (!route_source(host, addr, sizeof addr) ||
+        inet_pton(AF_INET, addr, &a) != 1) {
+        snprintf(why, why_len, "no route to node 0's address %s", host);
+        return DSM_ERR_INVALID;
+    }
+    if (!interface_holding(a, name, name_len)) {
+        snprintf(why, why_len, "no interface holds %s, the address towards "
+                 "node 0's %s", addr, host);
+        return DSM_ERR_INVALID;
+    }
     return DSM_OK;
 }
