@@ -30,6 +30,7 @@
 #include "launch_report.h"
 #include "launch_spawn.h"
 #include "launch_supervise.h"
+#include "launch_ucxnet.h"
 
 extern char **environ;
 
@@ -249,8 +250,48 @@ static int listen_rendezvous(agent_t *a)
     return 0;
 }
 
+static int received(const agent_t *a, const char *name)
+{
+    size_t len = strlen(name);
+    for (int i = 0; i < a->envc; i++)
+        if (!strncmp(a->env[i], name, len) && a->env[i][len] == '=')
+            return 1;
+    return 0;
+}
+
+/* UCX's network devices for the node (launch_ucxnet.h): the interface
+ * towards node 0's rendezvous address, on this host.  1 when the user's
+ * UCX_NET_DEVICES stands (nothing written), 0 when written, -1 (said)
+ * on failure. */
+static int net_devices(agent_t *a, char *devices, size_t len)
+{
+    if (received(a, "UCX_NET_DEVICES"))
+        return 1;
+    char host[DSM_HOST_MAX], interface[64], why[DSM_HOST_MAX + 96];
+    snprintf(host, sizeof host, "%s", a->rendezvous);
+    char *colon = strrchr(host, ':');
+    if (colon)
+        *colon = '\0';
+    if (dsm_launch_interface_towards(host, interface, sizeof interface, why,
+                                     sizeof why) != DSM_OK) {
+        say_fail(a, why);
+        return -1;
+    }
+    if (dsm_launch_ucx_net_devices(interface, DSM_LAUNCH_RDMA_SYSFS, devices,
+                                   len) != DSM_OK) {
+        say_fail(a, "too many network devices for UCX_NET_DEVICES: set it "
+                    "for the job");
+        return -1;
+    }
+    return 0;
+}
+
 static int start_node(agent_t *a)
 {
+    char devices[DSM_LAUNCH_NET_DEVICES_WIDTH + 1];
+    int user_devices = net_devices(a, devices, sizeof devices);
+    if (user_devices < 0)
+        return EXIT_AGENT;
     dsm_launch_env_values_t values = {
         .size = a->size,
         .threads = a->threads,
@@ -258,6 +299,7 @@ static int start_node(agent_t *a)
         .rendezvous_fd = a->listen_fd,
         .token = a->token,
         .job_id = a->job_id,
+        .ucx_net_devices = user_devices ? NULL : devices,
     };
     /* exactly the received variables: the same on every host (the
      * builder reads environ; the agent's own is put back at once) */
