@@ -137,8 +137,11 @@ kill_node_case() {
     grep -q -- --node-agent /proc/$pid/cmdline || dsmrun_pid=$pid
   done
   [ -n "$dsmrun_pid" ] || fail "no dsmrun process"
-  local victim
+  local victim devices
   victim=$(hosts_procs 2 "$(basename "$JACOBI" | cut -c1-15)")
+  # its agent restricted UCX to the interface towards node 0 (ssh_ucx_listeners)
+  devices=$(tr '\0' '\n' < /proc/$victim/environ | sed -n 's/^UCX_NET_DEVICES=//p')
+  [ "${devices%%,*}" = eth0 ] || fail "the node has UCX_NET_DEVICES='$devices', not eth0"
   kill -9 $victim
   expect_gone_within_5s "$dsmrun_pid" "node on host 2 killed"
   wait "$launcher"
@@ -147,6 +150,72 @@ kill_node_case() {
   grep -q "node 1" "$out" || { cat "$out"; fail "the failed node is not named"; }
   no_sanitizer_report "$out"
   cat "$out"
+}
+
+# job_listeners I: "ADDRESS PROCESS" for every listening TCP socket in
+# host I other than the daemons' (a socket nobody holds counts, as "?").
+job_listeners() {
+  hosts_run "$1" ss -ltnpH | awk '{
+      addr = $4; sub(/:[^:]*$/, "", addr); gsub(/[][]/, "", addr)
+      name = "?"
+      if (match($0, /users:\(\("[^"]*"/)) name = substr($0, RSTART + 9, RLENGTH - 10)
+      print addr, name }' |
+    grep -vE ' (sshd|munged|slurmctld|slurmd|slurmstepd)$'
+}
+
+# wait_text FILE PATTERN COUNT: COUNT lines of FILE match PATTERN (10 s).
+wait_text() {
+  local t
+  for ((t = 0; t < 100; t++)); do
+    [ "$(grep -c -- "$2" "$1")" -ge "$3" ] && return 0
+    sleep 0.1
+  done
+  cat "$1"
+  fail "'$2' did not appear $3 times"
+}
+
+# listeners_case DEVICES: a 2-host job (Jacobi, UCX_TLS=tcp) with
+# UCX_NET_DEVICES left to dsmrun (DEVICES=dsmrun) or set by the user;
+# once every node is wired up (UCX has opened every interface it will),
+# each node's UCX_NET_DEVICES and every listener of the job in each host.
+# Prints the listeners; sets OTHER_LISTENERS (those not on the host's eth0
+# address) and NODE_LISTENERS (those of the nodes).
+listeners_case() {
+  local devices=$1 prog i node value expected
+  prog=$(basename "$JACOBI" | cut -c1-15)
+  if [ "$devices" = dsmrun ]; then
+    # eth0 and commas up to DSM_LAUNCH_NET_DEVICES_WIDTH (launch_env.h)
+    expected=eth0$(printf "%$((127 - 4))s" '' | tr ' ' ,)
+    env -u UCX_NET_DEVICES DSM_LOG_LEVEL=debug ip netns exec "${HOSTS_NS[1]}" \
+      "$DSMRUN" --hosts "$(hostlist 2)" "$JACOBI" -n 300 -k 1000000 \
+      > "$HOSTS_TMP/out" 2>&1 &
+  else
+    expected=$devices
+    UCX_NET_DEVICES=$devices DSM_LOG_LEVEL=debug ip netns exec "${HOSTS_NS[1]}" \
+      "$DSMRUN" --hosts "$(hostlist 2)" "$JACOBI" -n 300 -k 1000000 \
+      > "$HOSTS_TMP/out" 2>&1 &
+  fi
+  local launcher=$!
+  wait_running 2 "$prog"
+  wait_text "$HOSTS_TMP/out" 'transport up: node' 2
+  OTHER_LISTENERS=0
+  NODE_LISTENERS=0
+  for ((i = 1; i <= 2; i++)); do
+    node=$(hosts_procs "$i" "$prog")
+    value=$(tr '\0' '\n' < /proc/$node/environ | sed -n 's/^UCX_NET_DEVICES=//p')
+    [ "$value" = "$expected" ] ||
+      fail "host $i: the node has UCX_NET_DEVICES='$value', not '$expected'"
+    job_listeners "$i" > "$HOSTS_TMP/listeners"
+    echo "host $i, UCX_NET_DEVICES by $devices: listeners" $(sort "$HOSTS_TMP/listeners" | uniq -c)
+    OTHER_LISTENERS=$((OTHER_LISTENERS +
+      $(awk -v a="${HOSTS_ADDR[$i]}" '$1 != a' "$HOSTS_TMP/listeners" | wc -l)))
+    NODE_LISTENERS=$((NODE_LISTENERS +
+      $(awk -v p="$prog" '$2 == p' "$HOSTS_TMP/listeners" | wc -l)))
+  done
+  kill -INT "$launcher"
+  expect_gone_within_5s "$launcher" "SIGINT to dsmrun"
+  wait "$launcher"
+  no_sanitizer_report "$HOSTS_TMP/out"
 }
 
 # bad_input EXPECTED-TEXT ARGS...: dsmrun (run in host 1) fails with one
@@ -296,6 +365,38 @@ case $CASE in
     expect_gone_within_5s "$launcher" "SIGINT to dsmrun"
     wait "$launcher"
     no_sanitizer_report "$HOSTS_TMP/out"
+    ;;
+  ssh_ucx_listeners)
+    hosts_create 2
+    hosts_add_interface aux0 10.78.0   # a third address UCX could listen on
+    hosts_start_sshd
+    command -v ss >/dev/null || hosts_skip "ss (iproute2) is not installed"
+    # dsmrun restricts UCX to the rendezvous interface: no listener of the
+    # job anywhere else (neither 127.0.0.1 nor aux0)
+    listeners_case dsmrun
+    [ "$NODE_LISTENERS" -gt 0 ] || fail "no UCX listener seen: the check saw nothing"
+    [ "$OTHER_LISTENERS" -eq 0 ] ||
+      fail "$OTHER_LISTENERS listeners of the job on another address than eth0's"
+    # the user's choice wins, and then UCX listens elsewhere too (which
+    # shows that the check above can see it).  Not "all": UCX would also
+    # use aux0, which leads nowhere, and the wire-up would fail ("No route
+    # to host"), as it does without dsmrun's restriction.
+    listeners_case eth0,lo
+    [ "$OTHER_LISTENERS" -gt 0 ] ||
+      fail "UCX_NET_DEVICES=eth0,lo: no listener outside eth0; the check cannot fail"
+    # the right answer over TCP, restricted
+    run_ok 2 ssh "$JACOBI" -n 61 -k 23 -c
+    # shared memory is not among the devices UCX_NET_DEVICES restricts: with
+    # UCX free to choose, nodes of one machine still take it
+    env -u UCX_TLS DSM_LOG_LEVEL=debug ip netns exec "${HOSTS_NS[1]}" \
+      "$DSMRUN" --hosts "$(hostlist 2)" "$JACOBI" -n 61 -k 23 -c \
+      > "$HOSTS_TMP/out" 2>&1 || { cat "$HOSTS_TMP/out"; fail "the job without UCX_TLS failed"; }
+    no_sanitizer_report "$HOSTS_TMP/out"
+    grep -Eq 'lane\[[0-9]+\]: +[0-9]+:(posix|sysv|cma)/memory' "$HOSTS_TMP/out" ||
+      { cat "$HOSTS_TMP/out"; fail "no shared-memory lane: UCX_NET_DEVICES removed shared memory"; }
+    echo "without UCX_TLS: shared-memory lanes" \
+      $(grep -Eo '[0-9]+:(posix|sysv|cma)/memory' "$HOSTS_TMP/out" | sed 's/^[0-9]*://' | sort | uniq -c)
+    expect_nothing_left
     ;;
   ssh_bad_input)
     hosts_create 2
