@@ -71,12 +71,11 @@ dsm_status_t dsm_launch_env_build(const dsm_launch_env_values_t *values,
     set[set_count++] = (setting_t){"DSM_RENDEZVOUS_FD", fd_text};
     if (values->ucx_posix_dir)
         set[set_count++] = (setting_t){"UCX_POSIX_DIR", values->ucx_posix_dir};
-    if (values->activity_fd >= 0) {
-        /* the same descriptor number in every node: same layout */
-        snprintf(activity_text, sizeof activity_text, "%06d",
-                 values->activity_fd);
-        set[set_count++] = (setting_t){"DSM_ACTIVITY_FD", activity_text};
-    }
+    /* always, "-00001" without a board: node agents create one board per
+     * host, and a host where that failed must not change the layout */
+    snprintf(activity_text, sizeof activity_text, "%06d",
+             values->activity_fd >= 0 ? values->activity_fd : -1);
+    set[set_count++] = (setting_t){"DSM_ACTIVITY_FD", activity_text};
     if (values->ucx_net_devices) {
         size_t len = strlen(values->ucx_net_devices);
         if (len > DSM_LAUNCH_NET_DEVICES_WIDTH)
