@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "base_config.h"
+#include "launch_activity.h"
 #include "launch_env.h"
 #include "launch_identity.h"
 #include "launch_netif.h"
@@ -59,6 +60,7 @@ typedef struct agent {
     int signal_fd;
     sigset_t previous_mask, forwarded;
     struct sigaction previous_sigpipe;
+    int activity_fd;                /* this host's board, or -1 */
     pid_t node;                     /* 0 until started */
     sigset_t sent;                  /* signals passed on to the node */
 } agent_t;
@@ -292,6 +294,11 @@ static int start_node(agent_t *a)
     int user_devices = net_devices(a, devices, sizeof devices);
     if (user_devices < 0)
         return EXIT_AGENT;
+    /* The node's activity board on this host (launch_activity.h): blocks
+     * up to the node's own, which it maps at rank x block.  Not fatal: the
+     * node is then named without an activity. */
+    if (dsm_launch_activity_create(a->rank + 1, &a->activity_fd) != DSM_OK)
+        a->activity_fd = -1;
     dsm_launch_env_values_t values = {
         .size = a->size,
         .threads = a->threads,
@@ -300,6 +307,7 @@ static int start_node(agent_t *a)
         .token = a->token,
         .job_id = a->job_id,
         .ucx_net_devices = user_devices ? NULL : devices,
+        .activity_fd = a->activity_fd,
     };
     /* exactly the received variables: the same on every host (the
      * builder reads environ; the agent's own is put back at once) */
@@ -357,9 +365,12 @@ static int node_ended(agent_t *a, int wait_status)
         int sig = WTERMSIG(wait_status);
         if (sigismember(&sent, sig) == 1)
             return 128 + sig;   /* the job is ending: nothing to name */
-        char what[128];
-        snprintf(what, sizeof what, "pid %ld killed by signal %d (%s)",
-                 (long)a->node, sig, strsignal(sig));
+        char activity[512], what[640];
+        int known = dsm_launch_activity_describe(a->rank, activity,
+                                                 sizeof activity) > 0;
+        snprintf(what, sizeof what, "pid %ld killed by signal %d (%s)%s%s",
+                 (long)a->node, sig, strsignal(sig), known ? " while " : "",
+                 known ? activity : "");
         say_fail(a, what);
         return 128 + sig;
     }
@@ -452,6 +463,7 @@ static void agent_free(agent_t *a)
     free(a->program);
     free_strings(a->argv, a->argc);
     free_strings(a->env, a->envc);
+    dsm_launch_activity_destroy();
     free(a);
 }
 
@@ -501,6 +513,7 @@ int dsm_launch_agent_main(void)
     a->rank = -1;
     a->listen_fd = -1;
     a->signal_fd = -1;
+    a->activity_fd = -1;
     sigemptyset(&a->sent);
     a->threads = 1;
     int status = agent_run(a);
