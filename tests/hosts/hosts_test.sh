@@ -2,7 +2,9 @@
 # hosts_test.sh CASE - dsmrun across hosts: network namespaces joined by a
 # bridge (netns.sh), nodes started over ssh or by srun, UCX forced onto TCP.
 # Environment (from meson): DSMRUN, OMP_REDUCTION, JACOBI (OpenMP programs
-# built by dsmcc that check their own answers), SRCDIR.
+# built by dsmcc that check their own answers), NODE_ECHO (a node program
+# without the runtime), NODE_FAILURE (a DSM program that puts its nodes in
+# known states), BOARD_PROBE (reads an activity board).
 # Exit: 0 pass, 1 fail, 77 skip (no root, a package missing).
 set -u
 . "$(dirname "$0")/netns.sh"
@@ -148,6 +150,9 @@ kill_node_case() {
   local status=$?
   [ $status -ne 0 ] || fail "the job exited 0 after a node was killed"
   grep -q "node 1" "$out" || { cat "$out"; fail "the failed node is not named"; }
+  # its agent names what it was doing, read from the board on its host
+  grep -Eq "node 1 on host [^:]*: pid $victim killed by signal 9 \(Killed\) while [a-z]" "$out" ||
+    { cat "$out"; fail "the agent does not say what the killed node was doing"; }
   no_sanitizer_report "$out"
   cat "$out"
 }
@@ -397,6 +402,41 @@ case $CASE in
     echo "without UCX_TLS: shared-memory lanes" \
       $(grep -Eo '[0-9]+:(posix|sysv|cma)/memory' "$HOSTS_TMP/out" | sed 's/^[0-9]*://' | sort | uniq -c)
     expect_nothing_left
+    ;;
+  ssh_kill_in_barrier)
+    hosts_create 3
+    hosts_start_sshd
+    # node 0 computes for ever, nodes 1 and 2 wait in a barrier
+    hosts_run 1 "$DSMRUN" --hosts "$(hostlist 3)" "$NODE_FAILURE" barrier \
+      > "$HOSTS_TMP/out" 2>&1 &
+    launcher=$!
+    wait_running 3 node_failure
+    dsmrun_pid=
+    for pid in $(hosts_procs 1 dsmrun); do
+      grep -q -- --node-agent /proc/$pid/cmdline || dsmrun_pid=$pid
+    done
+    [ -n "$dsmrun_pid" ] || fail "no dsmrun process"
+    agent=$(hosts_procs 2 dsmrun)
+    # the kill lands in the state under test: node 1's board on host 2,
+    # read through its agent's descriptor, says it waits in the barrier
+    waiting="waiting for the barrier departure from node 0"
+    for ((t = 0; t < 100; t++)); do
+      state=$("$BOARD_PROBE" "$agent" 1) ||
+        fail "the agent on host 2 (pid $agent) holds no activity board"
+      [ "$state" = "$waiting" ] && break
+      sleep 0.1
+    done
+    [ "$state" = "$waiting" ] || fail "node 1 never waited in the barrier (last: '$state')"
+    victim=$(hosts_procs 2 node_failure)
+    kill -9 "$victim"
+    expect_gone_within_5s "$dsmrun_pid" "node 1 on host 2 killed in a barrier"
+    wait "$launcher"
+    status=$?
+    cat "$HOSTS_TMP/out"
+    [ $status -ne 0 ] || fail "the job exited 0 after a node was killed"
+    grep -qF "node 1 on host ${HOSTS_ADDR[2]}: pid $victim killed by signal 9 (Killed) while $waiting" \
+      "$HOSTS_TMP/out" || fail "dsmrun's output does not say what node 1 was doing"
+    no_sanitizer_report "$HOSTS_TMP/out"
     ;;
   ssh_bad_input)
     hosts_create 2
