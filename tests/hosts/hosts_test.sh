@@ -454,6 +454,12 @@ case $CASE in
       "$OMP_REDUCTION"
     bad_input "interface 'nosuch0' does not exist" "$DSMRUN" --interface nosuch0 \
       --hosts "$(hostlist 2)" "$OMP_REDUCTION"
+    # node 0 on an interface host 2 has no route to: host 2's agent cannot
+    # find its interface towards node 0 (UCX_NET_DEVICES) and says so
+    hosts_add_interface aux0 10.78.0
+    ip -n "${HOSTS_NS[2]}" addr flush dev aux0
+    bad_input "node 1 on host ${HOSTS_ADDR[2]}: no route to node 0's address 10.78.0.1" \
+      "$DSMRUN" --interface aux0 --hosts "$(hostlist 2)" "$OMP_REDUCTION"
     ;;
   slurm_2_hosts|slurm_3_hosts)
     n=${CASE:6:1}
