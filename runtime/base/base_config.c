@@ -202,6 +202,8 @@ dsm_status_t dsm_config_load(void)
     config.migrate_after = (int)v;
     if (env_int("DSM_SAME_HOST_MAP", 0, 1, 1, &v)) return DSM_ERR_INVALID;
     config.same_host_map = (int)v;
+    if (env_int("DSM_SAME_HOST_LANES", 0, 1, 1, &v)) return DSM_ERR_INVALID;
+    config.same_host_lanes = (int)v;
 
     s = getenv("DSM_RENDEZVOUS");
     if (s && *s) {

@@ -7,6 +7,17 @@
  * records to node 0, and node 0 answers every node with all records once
  * all have arrived; each node then invalidates what others wrote.  The
  * message handlers only copy and count; the work runs in the waiting thread.
+ *
+ * The one-way join (dsm_coh_join) is a barrier whose departure waits: the
+ * other nodes send their arrivals and go on without waiting, node 0
+ * gathers them, applies the departure to itself and holds it; the held
+ * departure leaves with node 0's next synchronisation (the next fork's
+ * handoff, a barrier, the end of the job), before which the other nodes
+ * do nothing with shared memory (fork-join: they wait for the next FORK).
+ * A join at which node 0 decides home moves is settled at once instead:
+ * the departure leaves, and every node applies it and the moves together
+ * (dsm_coh_join_settle on the others; the caller's callback wakes them
+ * for it).  See design.md, "The one-way join".
  */
 #include <pthread.h>
 #include <string.h>
@@ -46,6 +57,11 @@ static volatile int gather_complete;
 static char *depart_buf;
 static size_t depart_len;
 static volatile int depart_ready;
+
+/* One-way joins.  Node 0: a departure held in depart_buf, not yet sent.
+ * Other nodes: arrived at a join, departure not yet applied. */
+static int departure_held;
+static int departure_due;
 
 static size_t gather_records_offset(void)
 {
@@ -133,32 +149,19 @@ void coh_barrier_register_handlers(void)
 static size_t build_arrive(void)
 {
     coh_msg_arrive_t hdr = {epoch, coh.vc[coh.rank], 0, 0, 0};
-    size_t len = sizeof hdr;
-    for (uint32_t seq = coh.vc_at_barrier[coh.rank] + 1;
-         seq <= coh.vc[coh.rank] && !hdr.overflow; seq++) {
-        size_t n;
-        const coh_range_t *r = coh_log_ranges(seq, &n);
-        coh_record_hdr_t rec = {(uint32_t)coh.rank, seq, (uint32_t)n, 0};
-        size_t need = sizeof rec + n * sizeof *r;
-        if (!r || need > ARRIVE_BYTES - len) {
-            hdr.overflow = 1;
-            break;
-        }
-        memcpy(arrive_buf + len, &rec, sizeof rec);
-        memcpy(arrive_buf + len + sizeof rec, r, n * sizeof *r);
-        len += need;
-        hdr.nrecords++;
-    }
-    if (hdr.overflow) {
-        len = sizeof hdr;
-        hdr.nrecords = 0;
-    }
+    int overflow;
+    size_t len = coh_own_records(arrive_buf + sizeof hdr,
+                                 ARRIVE_BYTES - sizeof hdr, &hdr.nrecords,
+                                 &overflow);
+    hdr.overflow = (uint32_t)overflow;
     memcpy(arrive_buf, &hdr, sizeof hdr);
-    return len;
+    return sizeof hdr + len;
 }
 
-/* Apply a departure: invalidate what others wrote, merge vector time. */
-static void apply_depart(const char *buf, size_t len)
+/* Apply a departure: invalidate what others wrote, merge vector time.
+ * Its home moves are the caller's (apply_moves), because after a one-way
+ * join they must follow the invalidations of the fork's handoff. */
+static coh_wire_depart_t apply_depart(const char *buf, size_t len)
 {
     const coh_wire_limits_t lim = {(uint32_t)coh.size, coh.npages,
                                    COH_MAX_SLOTS};
@@ -189,61 +192,176 @@ static void apply_depart(const char *buf, size_t len)
             coh.vc[j] = v;
         coh.vc_at_barrier[j] = coh.vc[j];
     }
-    if (!d.hdr.overflow)
-        coh_migrate_apply((const char *)d.migrations, d.hdr.nmigrations);
+    return d;
+}
+
+static void apply_moves(const coh_wire_depart_t *d)
+{
+    if (!d->hdr.overflow)
+        coh_migrate_apply((const char *)d->migrations, d->hdr.nmigrations);
+}
+
+/* Node 0: wait for every arrival and build the departure in depart_buf
+ * (records, then the planned home moves); the next arrivals may come as
+ * soon as it is built. */
+static void gather_departure(void)
+{
+    dsm_tp_wait_flag(&gather_complete, "every node's barrier arrival");
+    coh_spin_lock(&gather_lock);
+    coh_msg_depart_t hdr = {epoch, (uint32_t)gather_overflow,
+                            gather_overflow ? 0 : gather_records, 0, 0};
+    size_t out = gather_overflow ? gather_records_offset() : gather_len;
+    memcpy(depart_buf, gather_buf, out);
+    gather_reset();
+    gather_epoch++;
+    coh_spin_unlock(&gather_lock);
+    if (!hdr.overflow) {
+        const coh_migration_t *moves;
+        size_t n = coh_migrate_plan(depart_buf + gather_records_offset(),
+                                    out - gather_records_offset(),
+                                    hdr.nrecords,
+                                    (GATHER_BYTES - out) / sizeof *moves,
+                                    &moves);
+        if (n)   /* moves may be NULL when there are none */
+            memcpy(depart_buf + out, moves, n * sizeof *moves);
+        out += n * sizeof *moves;
+        hdr.nmigrations = (uint32_t)n;
+    }
+    memcpy(depart_buf, &hdr, sizeof hdr);
+    depart_len = out;
+}
+
+static void send_departure(void)
+{
+    for (int n = 1; n < coh.size; n++) {
+        dsm_status_t st = dsm_tp_am_send(n, COH_AM_BARRIER_DEPART, depart_buf,
+                                         depart_len);
+        if (st != DSM_OK)
+            dsm_fatal("barrier departure to node %d: %s", n,
+                      dsm_status_string(st));
+    }
+}
+
+static void send_arrival(void)
+{
+    size_t len = build_arrive();
+    dsm_status_t st = dsm_tp_am_send(0, COH_AM_BARRIER_ARRIVE, arrive_buf,
+                                     len);
+    if (st != DSM_OK)
+        dsm_fatal("barrier arrival to node 0: %s", dsm_status_string(st));
+}
+
+/* A node other than 0: wait for the departure of the epoch it arrived at
+ * and apply its notices (the moves are the caller's). */
+static coh_wire_depart_t take_departure(void)
+{
+    dsm_tp_wait_flag(&depart_ready, "the barrier departure from node 0");
+    depart_ready = 0;
+    coh_wire_depart_t d = apply_depart(depart_buf, depart_len);
+    epoch++;
+    return d;
+}
+
+/* Before any global step: finish a one-way join.  Node 0 sends a held
+ * departure; the other nodes wait for the departure of a join they
+ * arrived at and apply it.  Held departures carry no home moves (a join
+ * with moves is settled at once, dsm_coh_join_settle). */
+void coh_join_finish(void)
+{
+    if (departure_held) {
+        send_departure();
+        departure_held = 0;
+    }
+    if (departure_due) {
+        departure_due = 0;
+        coh_wire_depart_t d = take_departure();
+        apply_moves(&d);
+    }
 }
 
 void coh_barrier_global(void)
 {
     coh_protocol_lock();
+    coh_join_finish();
     coh_release();
-    size_t len = build_arrive();
     if (coh.rank == 0) {
-        gather_add(0, arrive_buf, len);
-        dsm_tp_wait_flag(&gather_complete, "every node's barrier arrival");
-        coh_spin_lock(&gather_lock);
-        coh_msg_depart_t hdr = {epoch, (uint32_t)gather_overflow,
-                                gather_overflow ? 0 : gather_records, 0, 0};
-        size_t out = gather_overflow ? gather_records_offset() : gather_len;
-        memcpy(depart_buf, gather_buf, out);
-        /* arrivals for the next barrier may come as soon as the first
-         * departure is out */
-        gather_reset();
-        gather_epoch++;
-        coh_spin_unlock(&gather_lock);
-        if (!hdr.overflow) {
-            const coh_migration_t *moves;
-            size_t n = coh_migrate_plan(depart_buf + gather_records_offset(),
-                                        out - gather_records_offset(),
-                                        hdr.nrecords,
-                                        (GATHER_BYTES - out) / sizeof *moves,
-                                        &moves);
-            if (n)   /* moves may be NULL when there are none */
-                memcpy(depart_buf + out, moves, n * sizeof *moves);
-            out += n * sizeof *moves;
-            hdr.nmigrations = (uint32_t)n;
-        }
-        memcpy(depart_buf, &hdr, sizeof hdr);
-        depart_len = out;
-        for (int n = 1; n < coh.size; n++) {
-            dsm_status_t st = dsm_tp_am_send(n, COH_AM_BARRIER_DEPART,
-                                             depart_buf, depart_len);
-            if (st != DSM_OK)
-                dsm_fatal("barrier departure to node %d: %s", n,
-                          dsm_status_string(st));
-        }
+        gather_add(0, arrive_buf, build_arrive());
+        gather_departure();
+        send_departure();
     } else {
-        dsm_status_t st = dsm_tp_am_send(0, COH_AM_BARRIER_ARRIVE, arrive_buf,
-                                         len);
-        if (st != DSM_OK)
-            dsm_fatal("barrier arrival to node 0: %s", dsm_status_string(st));
+        send_arrival();
         dsm_tp_wait_flag(&depart_ready, "the barrier departure from node 0");
         depart_ready = 0;
     }
-    apply_depart(depart_buf, depart_len);
+    coh_wire_depart_t d = apply_depart(depart_buf, depart_len);
     epoch++;
+    apply_moves(&d);
     COH_STAT_ADD(barriers, 1);
     coh_protocol_unlock();
+}
+
+typedef struct join_call {
+    void (*wake_others)(void *);
+    void *arg;
+} join_call_t;
+
+/* Node 0 holds the departure unless it moves homes.  Moves must be
+ * applied by every node together while none of them runs the program:
+ * node 0 writes its own stack pages as soon as it runs, some of which may
+ * be moving.  So then node 0 sends the departure at once, has the others
+ * woken (the caller's wake_others, called here on the runtime stack) to
+ * settle with it, and applies the moves with them before it returns. */
+static void join_body(void *arg)
+{
+    join_call_t *c = arg;
+    coh_protocol_lock();
+    coh_join_finish();
+    coh_release();
+    if (coh.rank == 0) {
+        gather_add(0, arrive_buf, build_arrive());
+        gather_departure();
+        coh_wire_depart_t d = apply_depart(depart_buf, depart_len);
+        epoch++;
+        if (!d.hdr.overflow && d.hdr.nmigrations) {
+            send_departure();
+            c->wake_others(c->arg);
+            apply_moves(&d);
+        } else {
+            departure_held = 1;
+        }
+    } else {
+        send_arrival();
+        departure_due = 1;
+    }
+    COH_STAT_ADD(barriers, 1);
+    coh_protocol_unlock();
+}
+
+dsm_status_t dsm_coh_join(void (*wake_others)(void *), void *arg)
+{
+    if (!coh.initialized || !wake_others)
+        return !coh.initialized ? DSM_ERR_STATE : DSM_ERR_INVALID;
+    join_call_t c = {wake_others, arg};
+    if (coh.size > 1)
+        dsm_sys_on_rtstack(join_body, &c);
+    return DSM_OK;
+}
+
+static void settle_body(void *unused)
+{
+    (void)unused;
+    coh_protocol_lock();
+    coh_join_finish();
+    coh_protocol_unlock();
+}
+
+dsm_status_t dsm_coh_join_settle(void)
+{
+    if (!coh.initialized)
+        return DSM_ERR_STATE;
+    if (coh.rank != 0)
+        dsm_sys_on_rtstack(settle_body, NULL);
+    return DSM_OK;
 }
 
 dsm_status_t dsm_barrier_threads(int threads_per_node)

@@ -7,10 +7,14 @@
  * vector time.  Fork-join uses it at a fork, when only node 0 has run since
  * the last barrier, so node 0's records are everything the others miss.
  *
- * Buffer format (this file's own; sender and receiver run the same code):
- *   handoff_hdr_t, then nrecords times { handoff_rec_t, nranges
- *   coh_range_t }.  overflow: the records did not fit (or the log no longer
- *   holds them); the receiver invalidates every page instead.
+ * Buffer format: coh_msg_handoff_t, then write-notice records as in a
+ * barrier arrival (coh_msg.h), decoded by coh_wire_handoff.  overflow:
+ * the records did not fit (or the log no longer holds them); the receiver
+ * invalidates every page instead.
+ *
+ * After a one-way join (dsm_coh_join) the handoff also completes it: the
+ * export first sends node 0's held departure, the import first waits for
+ * and applies it (coh_join_finish), then the handoff's own notices.
  *
  * Layer: coherence.  Entry points: dsm_coh_handoff_export,
  * dsm_coh_handoff_import (coherence.h).  Application threads, outside the
@@ -22,20 +26,9 @@
 #include "base_log.h"
 #include "coh_protocol.h"
 #include "coh_state.h"
+#include "coh_wire.h"
 #include "coherence.h"
 #include "sys_stack.h"
-
-typedef struct handoff_hdr {
-    uint32_t creator;
-    uint32_t vc_creator;     /* the creator's intervals, all included */
-    uint32_t overflow;
-    uint32_t nrecords;
-} handoff_hdr_t;
-
-typedef struct handoff_rec {
-    uint32_t seq;
-    uint32_t nranges;
-} handoff_rec_t;
 
 typedef struct handoff_call {
     void *buf;
@@ -50,32 +43,17 @@ static void export_body(void *arg)
     handoff_call_t *c = arg;
     char *out = c->buf;
     coh_protocol_lock();
+    coh_join_finish();
     coh_release();
     int me = coh.rank;
-    handoff_hdr_t hdr = {(uint32_t)me, coh.vc[me], 0, 0};
-    size_t len = sizeof hdr;
-    for (uint32_t seq = coh.vc_at_barrier[me] + 1; seq <= coh.vc[me];
-         seq++) {
-        size_t n;
-        const coh_range_t *r = coh_log_ranges(seq, &n);
-        handoff_rec_t rec = {seq, (uint32_t)n};
-        size_t need = sizeof rec + n * sizeof *r;
-        if (!r || need > c->cap - len) {
-            hdr.overflow = 1;
-            break;
-        }
-        memcpy(out + len, &rec, sizeof rec);
-        memcpy(out + len + sizeof rec, r, n * sizeof *r);
-        len += need;
-        hdr.nrecords++;
-    }
+    coh_msg_handoff_t hdr = {(uint32_t)me, coh.vc[me], 0, 0};
+    int overflow;
+    size_t len = coh_own_records(out + sizeof hdr, c->cap - sizeof hdr,
+                                 &hdr.nrecords, &overflow);
     coh_protocol_unlock();
-    if (hdr.overflow) {
-        len = sizeof hdr;
-        hdr.nrecords = 0;
-    }
+    hdr.overflow = (uint32_t)overflow;
     memcpy(out, &hdr, sizeof hdr);
-    c->len = len;
+    c->len = sizeof hdr + len;
     c->status = DSM_OK;
 }
 
@@ -92,53 +70,37 @@ dsm_status_t dsm_coh_handoff_export(void *buf, size_t cap, size_t *len)
     return c.status;
 }
 
-/* Check the whole buffer before touching anything. */
-static int well_formed(const char *buf, size_t len, const handoff_hdr_t *hdr)
-{
-    size_t pos = sizeof *hdr;
-    for (uint32_t k = 0; k < hdr->nrecords; k++) {
-        handoff_rec_t rec;
-        if (len - pos < sizeof rec)
-            return 0;
-        memcpy(&rec, buf + pos, sizeof rec);
-        pos += sizeof rec;
-        if (rec.nranges > (len - pos) / sizeof(coh_range_t))
-            return 0;
-        pos += rec.nranges * sizeof(coh_range_t);
-    }
-    return pos == len;
-}
-
 static void import_body(void *arg)
 {
     handoff_call_t *c = arg;
-    const char *buf = c->cbuf;
-    handoff_hdr_t hdr;
+    const coh_wire_limits_t lim = {(uint32_t)coh.size, coh.npages,
+                                   COH_MAX_SLOTS};
+    coh_wire_handoff_t h;
     c->status = DSM_ERR_INVALID;
-    if (c->len < sizeof hdr)
-        return;
-    memcpy(&hdr, buf, sizeof hdr);
-    if ((int)hdr.creator != c->from || c->from == coh.rank ||
-        !well_formed(buf, c->len, &hdr))
+    /* checked whole before anything is touched; the ranges are read in
+     * place, so the buffer must be aligned (records are u32 fields) */
+    if ((uintptr_t)c->cbuf % _Alignof(coh_range_t) != 0 ||
+        coh_wire_handoff(c->cbuf, c->len, &lim, &h) != DSM_OK ||
+        (int)h.hdr.creator != c->from || c->from == coh.rank)
         return;
     coh_protocol_lock();
-    if (hdr.overflow) {
+    coh_join_finish();
+    if (h.hdr.overflow) {
         coh_invalidate_all();
     } else {
-        size_t pos = sizeof hdr;
-        for (uint32_t k = 0; k < hdr.nrecords; k++) {
-            handoff_rec_t rec;
-            memcpy(&rec, buf + pos, sizeof rec);
-            pos += sizeof rec;
+        size_t pos = 0;
+        for (uint32_t k = 0; k < h.hdr.nrecords; k++) {
+            coh_record_hdr_t rec;
+            const unsigned char *ranges;
+            coh_wire_record_next(h.records, &pos, &rec, &ranges);
             /* records this node already acted on (a lock, a barrier) */
-            if (rec.seq > coh.vc[hdr.creator])
-                coh_invalidate_ranges((const coh_range_t *)(buf + pos),
+            if (rec.seq > coh.vc[rec.creator])
+                coh_invalidate_ranges((const coh_range_t *)ranges,
                                       rec.nranges);
-            pos += rec.nranges * sizeof(coh_range_t);
         }
     }
-    if (hdr.vc_creator > coh.vc[hdr.creator])
-        coh.vc[hdr.creator] = hdr.vc_creator;
+    if (h.hdr.vc_creator > coh.vc[h.hdr.creator])
+        coh.vc[h.hdr.creator] = h.hdr.vc_creator;
     coh_protocol_unlock();
     c->status = DSM_OK;
 }

@@ -84,7 +84,9 @@ void dsm_coh_main_stack(void **lo, size_t *len)
 
 /* The CONTROL segment: the published interval log, then words reserved by
  * the layers above.  Allocated on first use so reservations can precede
- * dsm_coh_init. */
+ * dsm_coh_init.  A memfd, so that peers on this host can map it (their
+ * reads of the log, and their atomics on the words, then need no help
+ * from this node). */
 #define CONTROL_EXTRA ((size_t)1 << 20)
 static size_t control_reserved;
 
@@ -93,9 +95,14 @@ static dsm_status_t control_ensure(void)
     if (coh.control)
         return DSM_OK;
     coh.control_size = sizeof(coh_log_t) + CONTROL_EXTRA;
-    coh.control = coh_table_alloc(coh.control_size);
-    if (!coh.control)
-        return DSM_ERR_NOMEM;
+    coh.control_size = (coh.control_size + DSM_PAGE_SIZE - 1) &
+                       ~(DSM_PAGE_SIZE - 1);
+    dsm_region_t control;
+    dsm_status_t st = dsm_sys_region_create(coh.control_size, &control);
+    if (st != DSM_OK)
+        return st;
+    coh.control = control.rt;
+    coh.control_fd = control.memfd;
     /* the published log is a fixed ring: touch it now so its resident size
      * never grows while the job runs */
     memset(coh.control, 0, coh.control_size);
@@ -243,8 +250,11 @@ dsm_status_t dsm_coh_init(const dsm_coh_init_args_t *args)
         .base = {coh.region.rt, coh.control},
         .size = {coh.region.size, coh.control_size},
     };
-    /* peers on this host read and write our pages without our help */
+    /* peers on this host read and write our pages and words without our
+     * help */
     if ((st = dsm_tp_offer_mapping(DSM_TP_SEG_REGION, coh.region.memfd)) !=
+            DSM_OK ||
+        (st = dsm_tp_offer_mapping(DSM_TP_SEG_CONTROL, coh.control_fd)) !=
             DSM_OK ||
         (st = dsm_tp_init(&seg)) != DSM_OK)
         return st;

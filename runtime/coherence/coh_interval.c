@@ -252,6 +252,33 @@ const coh_range_t *coh_log_ranges(uint32_t seq, size_t *n)
     return &log->ranges[iv->first % COH_LOG_RANGES];
 }
 
+size_t coh_own_records(void *out, size_t cap, uint32_t *nrecords,
+                       int *overflow)
+{
+    unsigned char *o = out;
+    size_t len = 0;
+    uint32_t count = 0;
+    *overflow = 0;
+    for (uint32_t seq = coh.vc_at_barrier[coh.rank] + 1;
+         seq <= coh.vc[coh.rank]; seq++) {
+        size_t n;
+        const coh_range_t *r = coh_log_ranges(seq, &n);
+        coh_record_hdr_t rec = {(uint32_t)coh.rank, seq, (uint32_t)n, 0};
+        size_t need = sizeof rec + n * sizeof *r;
+        if (!r || need > cap - len) {
+            *overflow = 1;
+            *nrecords = 0;
+            return 0;
+        }
+        memcpy(o + len, &rec, sizeof rec);
+        memcpy(o + len + sizeof rec, r, n * sizeof *r);
+        len += need;
+        count++;
+    }
+    *nrecords = count;
+    return len;
+}
+
 uint32_t coh_release(void)
 {
     uint64_t t0 = dsm_now_ns();

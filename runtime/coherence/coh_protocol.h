@@ -58,6 +58,12 @@ void coh_pull_records(int creator, uint32_t from, uint32_t to);
 /* Own log access: the ranges of interval seq, or NULL when it was
  * overwritten. */
 const coh_range_t *coh_log_ranges(uint32_t seq, size_t *n);
+/* This node's intervals since the last barrier as write-notice records
+ * (coh_wire.h layout) in out, at most cap bytes: returns the bytes used
+ * and *nrecords; with *overflow set (they do not fit, or the log lost
+ * one) it writes none. */
+size_t coh_own_records(void *out, size_t cap, uint32_t *nrecords,
+                       int *overflow);
 
 /* Handler registration, before dsm_tp_init. */
 void coh_fault_register_handlers(void);
@@ -93,6 +99,11 @@ void coh_migrate_apply(const char *list, size_t n);
 
 /* The global part of a barrier: one thread per node. */
 void coh_barrier_global(void);
+
+/* One-way joins (coh_barrier.c), protocol mutex held: before any other
+ * global step, node 0 sends a departure it holds and the other nodes wait
+ * for and apply one they are due. */
+void coh_join_finish(void);
 
 /* mmap helper for runtime tables (zeroed, MAP_NORESERVE). */
 void *coh_table_alloc(size_t bytes);

@@ -89,6 +89,7 @@ typedef struct coh {
     _Atomic int nslots;
 
     void *control;                  /* CONTROL transport segment */
+    int control_fd;                 /* its memfd */
     size_t control_size;
     int initialized;
     int started_by_runtime;         /* by dsm_coh_init, not dsm_init */

@@ -76,6 +76,34 @@ dsm_status_t coh_wire_arrive(const void *msg, size_t len,
     return DSM_OK;
 }
 
+dsm_status_t coh_wire_handoff(const void *msg, size_t len,
+                              const coh_wire_limits_t *lim,
+                              coh_wire_handoff_t *out)
+{
+    coh_wire_handoff_t h;
+    const unsigned char *m = msg;
+    if (!msg || len < sizeof h.hdr)
+        return DSM_ERR_PROTOCOL;
+    memcpy(&h.hdr, m, sizeof h.hdr);
+    h.records = m + sizeof h.hdr;
+    h.records_len = len - sizeof h.hdr;
+    if (h.hdr.creator >= lim->nodes || h.hdr.overflow > 1 ||
+        (h.hdr.overflow && (h.hdr.nrecords || h.records_len)) ||
+        coh_wire_records(h.records, h.records_len, h.hdr.nrecords, lim) !=
+            DSM_OK)
+        return DSM_ERR_PROTOCOL;
+    size_t pos = 0;
+    for (uint32_t k = 0; k < h.hdr.nrecords; k++) {
+        coh_record_hdr_t rec;
+        const unsigned char *ranges;
+        coh_wire_record_next(h.records, &pos, &rec, &ranges);
+        if (rec.creator != h.hdr.creator)
+            return DSM_ERR_PROTOCOL;
+    }
+    *out = h;
+    return DSM_OK;
+}
+
 dsm_status_t coh_wire_depart(const void *msg, size_t len,
                              const coh_wire_limits_t *lim,
                              coh_wire_depart_t *out)

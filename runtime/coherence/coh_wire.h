@@ -52,6 +52,17 @@ dsm_status_t coh_wire_arrive(const void *msg, size_t len,
                              const coh_wire_limits_t *lim,
                              coh_wire_arrive_t *out);
 
+/* Handoff (coh_msg_handoff_t, then its records): creator below nodes,
+ * records all of the creator; with overflow set, no records. */
+typedef struct coh_wire_handoff {
+    coh_msg_handoff_t hdr;
+    const unsigned char *records;
+    size_t records_len;
+} coh_wire_handoff_t;
+dsm_status_t coh_wire_handoff(const void *msg, size_t len,
+                              const coh_wire_limits_t *lim,
+                              coh_wire_handoff_t *out);
+
 /* Barrier departure (node 0 -> all): header, vector time (nodes entries),
  * records, home moves.  With overflow set only the header and the vector
  * time count (what follows is ignored). */

@@ -13,6 +13,8 @@
  *                             critical section's name variable)
  *   dsm_coh_handoff_export/import   a one-way release/acquire carried in
  *                             the caller's own message (a fork)
+ *   dsm_coh_join/join_settle  a barrier whose departure waits for the next
+ *                             handoff (the end of a parallel region)
  * Called from the main thread at start-up (init, reserve) or from any
  * application thread (the rest); never from the fault handler.
  */
@@ -88,9 +90,24 @@ dsm_status_t dsm_coh_atomic(void *addr, unsigned size, dsm_coh_atomic_op_t op,
  * receiving node: invalidate what the notices of node from name and take
  * its vector time.  Correct when no other node created intervals since
  * the last barrier that the receiver lacks (fork-join: only node 0 runs
- * between a join and the next fork). */
+ * between a join and the next fork).  Both buffers 8-byte aligned. */
 #define DSM_COH_HANDOFF_MIN 16
 dsm_status_t dsm_coh_handoff_export(void *buf, size_t cap, size_t *len);
 dsm_status_t dsm_coh_handoff_import(int from, const void *buf, size_t len);
+
+/* A one-way join (coh_barrier.c): the global part of a barrier whose
+ * departure waits.  One thread per node, like the global barrier part; on
+ * nodes other than 0 it returns once the arrival is sent, on node 0 once
+ * every arrival is in and applied (node 0 then sees every write made
+ * before the join).  The departure leaves with node 0's next handoff
+ * export, barrier or finalize, and the other nodes apply it in their next
+ * handoff import, barrier or finalize; until then they must not touch
+ * sharable memory (fork-join: they wait for the next FORK).
+ * If node 0 moves homes at the join, every node must apply the moves
+ * before any goes on: node 0 then calls wake_others(arg) (on a private
+ * stack; it may only send messages), which must make every other node
+ * call dsm_coh_join_settle, and returns once all have applied them. */
+dsm_status_t dsm_coh_join(void (*wake_others)(void *), void *arg);
+dsm_status_t dsm_coh_join_settle(void);
 
 #endif

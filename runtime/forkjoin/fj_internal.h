@@ -23,6 +23,7 @@ enum fj_am_id {
     FJ_AM_FORK = 20,     /* node 0 -> all: start a region */
     FJ_AM_EXIT = 21,     /* node 0 -> all: finish with a status */
     FJ_AM_REDUCE = 22,   /* all -> node 0: a reduction's partial result */
+    FJ_AM_SETTLE = 23,   /* node 0 -> all: apply the last join's home moves */
 };
 
 #define FJ_LOOP_SLOTS  8     /* dispatch loops that may be open at once */
@@ -249,9 +250,11 @@ void fj_pool_wake(void);
 void fj_pool_wait_done(int members);
 
 /* fj_barrier.c: the team barrier (local part, then one dsm_barrier per
- * node); fj_rtstack.c: that dsm_barrier, on the private runtime stack. */
+ * node); fj_rtstack.c: that dsm_barrier, and the one-way join at the end
+ * of a region that every node takes part in (dsm_coh_join). */
 void fj_team_barrier(fj_thread_t *self);
 void fj_global_barrier(void);
+void fj_global_join(void);
 
 /* fj_exit.c: the exit protocol. */
 void fj_exit_register(void);

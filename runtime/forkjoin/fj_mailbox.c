@@ -2,9 +2,12 @@
  * fj_mailbox.c - node 0's messages to the other nodes between regions.
  * A FORK carries node 0's write notices since the last barrier, imported
  * (pages invalidated) before the region starts: the fork's acquire.
- * One message is pending at most: node 0 sends the next only after a
- * barrier every node took part in after taking the previous one, so a
- * second arrival before the first was taken is a protocol error.
+ * A SETTLE asks the node to apply the home moves node 0 decided at the
+ * last join (dsm_coh_join_settle) before it waits on.
+ * One message is pending at most: node 0 sends the next only after every
+ * node arrived at a join or barrier, or settled, after taking the previous
+ * one, so a second arrival before the first was taken is a protocol
+ * error.
  *
  * Waiting: right after a region the node's main thread drives transport
  * progress itself for a short while (fj.mail_poll_ns): a program that
@@ -30,13 +33,15 @@
 #include "base_time.h"
 #include "coherence.h"
 #include "fj_wait.h"
+#include "fj_wire.h"
 #include "sys_activity.h"
 #include "transport.h"
 
 static _Atomic uint32_t posted, taken;
 static fj_fork_msg_t pending_fork;
-static char pending_handoff[FJ_HANDOFF_BYTES];
-static int pending_exit, pending_status;
+static _Alignas(8) char pending_handoff[FJ_HANDOFF_BYTES];
+static enum { MAIL_FORK, MAIL_EXIT, MAIL_SETTLE } pending_kind;
+static int pending_status;
 
 static void post(int src, const char *what)
 {
@@ -55,45 +60,45 @@ static void deliver(void)
 
 static void on_fork(int src, const void *payload, size_t len, void *arg)
 {
-    const size_t head = offsetof(fj_fork_msg_t, args);
     post(src, "FORK");
-    if (len < head)
-        dsm_fatal("malformed FORK message (%zu bytes)", len);
-    memset(&pending_fork, 0, sizeof pending_fork);
-    memcpy(&pending_fork, payload, head);
-    size_t args = pending_fork.argc >= 0 && pending_fork.argc <= FJ_MAX_ARGS
-                      ? (size_t)pending_fork.argc * sizeof(uint64_t)
-                      : 0;
-    if (pending_fork.argc < 0 || pending_fork.argc > FJ_MAX_ARGS ||
-        pending_fork.handoff_bytes > FJ_HANDOFF_BYTES ||
-        len != head + args + pending_fork.handoff_bytes ||
-        pending_fork.nthreads < 2 ||
-        pending_fork.nthreads > fj.size * fj.threads)
-        dsm_fatal("malformed FORK message (%zu bytes, %d arguments, %d "
-                  "threads)", len, pending_fork.argc, pending_fork.nthreads);
-    memcpy(pending_fork.args, (const char *)payload + head, args);
-    memcpy(pending_handoff, (const char *)payload + head + args,
-           pending_fork.handoff_bytes);
-    pending_exit = 0;
+    const fj_wire_limits_t lim = {fj.size, fj.threads};
+    fj_wire_fork_t f;
+    if (fj_wire_fork(payload, len, &lim, &f) != DSM_OK)
+        dsm_fatal("malformed FORK message from node %d (%zu bytes)", src,
+                  len);
+    pending_fork = f.msg;
+    memcpy(pending_handoff, f.handoff, f.handoff_len);
+    pending_kind = MAIL_FORK;
     deliver();
 }
 
 static void on_exit_msg(int src, const void *payload, size_t len, void *arg)
 {
-    fj_exit_msg_t m;
+    int32_t status;
     post(src, "EXIT");
-    if (len != sizeof m)
-        dsm_fatal("malformed EXIT message (%zu bytes)", len);
-    memcpy(&m, payload, sizeof m);
-    pending_exit = 1;
-    pending_status = m.status;
+    if (fj_wire_exit(payload, len, &status) != DSM_OK)
+        dsm_fatal("malformed EXIT message from node %d (%zu bytes)", src,
+                  len);
+    pending_kind = MAIL_EXIT;
+    pending_status = status;
+    deliver();
+}
+
+static void on_settle(int src, const void *payload, size_t len, void *arg)
+{
+    post(src, "SETTLE");
+    if (fj_wire_settle(payload, len) != DSM_OK)
+        dsm_fatal("malformed SETTLE message from node %d (%zu bytes)", src,
+                  len);
+    pending_kind = MAIL_SETTLE;
     deliver();
 }
 
 void fj_mailbox_register(void)
 {
     if (dsm_tp_am_register(FJ_AM_FORK, on_fork, NULL) != DSM_OK ||
-        dsm_tp_am_register(FJ_AM_EXIT, on_exit_msg, NULL) != DSM_OK)
+        dsm_tp_am_register(FJ_AM_EXIT, on_exit_msg, NULL) != DSM_OK ||
+        dsm_tp_am_register(FJ_AM_SETTLE, on_settle, NULL) != DSM_OK)
         dsm_fatal("cannot register the fork-join messages");
 }
 
@@ -102,7 +107,8 @@ static int arrived(uint32_t seen)
     return atomic_load_explicit(&posted, memory_order_acquire) != seen;
 }
 
-int fj_mailbox_wait(fj_fork_msg_t *fork, int *status)
+/* One message: FORK (imported), EXIT or SETTLE (done here). */
+static int take_one(fj_fork_msg_t *fork, int *status)
 {
     uint32_t seen = atomic_load(&taken);
     dsm_activity_saved_t saved;   /* what dsmrun says if the node dies */
@@ -120,12 +126,21 @@ int fj_mailbox_wait(fj_fork_msg_t *fork, int *status)
             if (!dsm_tp_progress())
                 sched_yield();
     }
-    int is_exit = pending_exit;
-    if (is_exit) {
+    int kind = pending_kind;
+    if (kind == MAIL_EXIT) {
         *status = pending_status;
+    } else if (kind == MAIL_SETTLE) {
+        /* the last join moved homes: apply them with every node.  The
+         * mailbox is free first: node 0 may fork as soon as all did. */
+        atomic_store_explicit(&taken, seen + 1, memory_order_release);
+        dsm_activity_end(&saved);
+        if (dsm_coh_join_settle() != DSM_OK)
+            dsm_fatal("applying the home moves of a parallel region's end");
+        return kind;
     } else {
         *fork = pending_fork;
-        /* node 0's serial writes, acquired before the region runs */
+        /* the join's departure and node 0's serial writes, acquired
+         * before the region runs */
         dsm_status_t st = dsm_coh_handoff_import(0, pending_handoff,
                                                  pending_fork.handoff_bytes);
         if (st != DSM_OK)
@@ -134,5 +149,13 @@ int fj_mailbox_wait(fj_fork_msg_t *fork, int *status)
     }
     atomic_store_explicit(&taken, seen + 1, memory_order_release);
     dsm_activity_end(&saved);
-    return is_exit;
+    return kind;
+}
+
+int fj_mailbox_wait(fj_fork_msg_t *fork, int *status)
+{
+    int kind;
+    while ((kind = take_one(fork, status)) == MAIL_SETTLE)
+        ;
+    return kind == MAIL_EXIT;
 }

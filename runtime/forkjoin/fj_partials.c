@@ -22,8 +22,10 @@
 
 #include "base_log.h"
 #include "fj_internal.h"
+#include "fj_wire.h"
 #include "transport.h"
 
+/* on the wire: u64 region, u64 reduction number, the bytes (fj_wire.h) */
 typedef struct partial_head {
     uint64_t region;
     uint64_t seq;
@@ -46,21 +48,20 @@ static partial_slot_t *slot_of(int src, uint64_t seq)
 static void on_partial(int src, const void *payload, size_t len, void *arg)
 {
     (void)arg;
-    partial_head_t head;
-    if (fj.rank != 0 || src <= 0 || src >= fj.size || len < sizeof head ||
-        len - sizeof head > FJ_RED_MAX_BYTES)
+    fj_wire_partial_t p;
+    if (fj.rank != 0 || src <= 0 || src >= fj.size ||
+        fj_wire_partial(payload, len, &p) != DSM_OK)
         dsm_fatal("malformed REDUCE message from node %d (%zu bytes)", src,
                   len);
-    memcpy(&head, payload, sizeof head);
-    partial_slot_t *s = slot_of(src, head.seq);
+    partial_slot_t *s = slot_of(src, p.seq);
     if (__atomic_load_n(&s->full, __ATOMIC_ACQUIRE))
         dsm_fatal("REDUCE message from node %d for reduction %llu while "
                   "reduction %llu is not combined yet", src,
-                  (unsigned long long)head.seq, (unsigned long long)s->seq);
-    s->region = head.region;
-    s->seq = head.seq;
-    s->len = (uint32_t)(len - sizeof head);
-    memcpy(s->bytes, (const unsigned char *)payload + sizeof head, s->len);
+                  (unsigned long long)p.seq, (unsigned long long)s->seq);
+    s->region = p.region;
+    s->seq = p.seq;
+    s->len = (uint32_t)p.len;
+    memcpy(s->bytes, p.bytes, p.len);
     __atomic_store_n(&s->full, 1, __ATOMIC_RELEASE);
 }
 

@@ -6,9 +6,15 @@
  * worker loop of the other nodes.
  *
  * Why no barrier at the fork: between a join and the next fork only node
- * 0 runs, so its own intervals are all the others lack; the join barrier
- * still makes every member's writes visible to node 0 and keeps one FORK
- * pending at most (fj_mailbox.c).
+ * 0 runs, so its own intervals are all the others lack.  The join is one
+ * way (dsm_coh_join) when every node has members: each other node sends
+ * its arrival (its write notices) and goes back to wait for the next FORK
+ * at once; node 0 waits for all and applies them, so it sees every
+ * member's writes; their departure (what each node lacks of the others'
+ * writes, and the home moves) leaves with the next FORK.  A fork-join
+ * pair is then two messages: FORK out, arrival back.  One FORK is pending
+ * at most: node 0 forks only after every arrival of the join is in, and
+ * a node arrives only after taking the FORK (fj_mailbox.c).
  *
  * Layer: forkjoin.  fj_fork and fj_serialized_*: any application thread
  * (only node 0's master, outside any region, starts a team; everything
@@ -107,17 +113,22 @@ void fj_member_run(fj_thread_t *self, int local)
 }
 
 /* A node without members: meet the region's barriers until node 0 says
- * the last one was the join.  Node 0 may already have written the word of
- * a later region (the fork has no barrier): that, too, means the join is
- * done, because node 0 forks only after it. */
+ * the last one was the join.  Node 0 writes the number of the join
+ * barrier before it enters it, so after barrier `count` the word may
+ * already name a later barrier of this region (node 0 went on computing):
+ * only the number of the barrier just met means the join.  Node 0 may
+ * also have written the word of a later region (the fork has no barrier):
+ * that, too, means the join is done, because node 0 forks only after it.
+ * A word of an earlier region means nothing yet. */
 static void proxy_region(const fj_team_t *team)
 {
-    uint64_t tag = (team->region & 0xffffffffu) << 32;
-    for (uint64_t count = 1;; count++) {
+    uint32_t region = (uint32_t)team->region;
+    for (uint32_t count = 1;; count++) {
         fj_global_barrier();
         uint64_t word = __atomic_load_n(&fj.control->join_word,
                                         __ATOMIC_ACQUIRE);
-        if (word >= (tag | count))
+        int32_t ahead = (int32_t)((uint32_t)(word >> 32) - region);
+        if (ahead > 0 || (ahead == 0 && (uint32_t)word == count))
             return;
     }
 }
@@ -132,14 +143,16 @@ void fj_leader_region(fj_thread_t *self)
     fj_pool_wake();
     fj_member_run(self, 0);
     fj_pool_wait_done(team->local_count);
-    if (team->nodes > 1) {
+    if (team->nodes == fj.size && fj.size > 1) {
+        fj_global_join();             /* one way: see the file header */
+    } else if (team->nodes > 1) {
         if (fj.rank == 0) {
             uint64_t word = ((team->region & 0xffffffffu) << 32) |
                             (self->barriers + 1);
             for (int node = team->nthreads; node < fj.size; node++)
                 fj_word_swap_at(node, FJ_WORD(join_word), word);
         }
-        fj_global_barrier();          /* the join */
+        fj_global_barrier();          /* the join, proxies included */
     }
 }
 
@@ -179,7 +192,7 @@ void fj_fork(const char *where, fj_microtask_t microtask, int argc,
                  (size_t)argc * sizeof(uint64_t);
     /* node 0's serial writes: released here, acquired by each node from
      * the message (written once, by the only thread that forks) */
-    static char handoff[FJ_HANDOFF_BYTES];
+    static _Alignas(8) char handoff[FJ_HANDOFF_BYTES];
     size_t handoff_len = 0;
     if (fj.size > 1) {
         dsm_status_t st = dsm_coh_handoff_export(handoff, sizeof handoff,

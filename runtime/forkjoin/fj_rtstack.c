@@ -14,6 +14,7 @@
 #include "coherence.h"
 #include "fj_internal.h"
 #include "sys_stack.h"
+#include "transport.h"
 
 dsm_status_t fj_rtstack_thread(void) { return dsm_sys_rtstack_thread_init(); }
 
@@ -33,4 +34,23 @@ void fj_global_barrier(void)
     dsm_status_t st = dsm_barrier();
     if (st != DSM_OK)
         dsm_fatal("cluster barrier: %s", dsm_status_string(st));
+}
+
+/* Node 0, when the join moved homes: wake every other node to settle. */
+static void wake_to_settle(void *unused)
+{
+    (void)unused;
+    for (int node = 1; node < fj.size; node++) {
+        dsm_status_t st = dsm_tp_am_send(node, FJ_AM_SETTLE, NULL, 0);
+        if (st != DSM_OK)
+            dsm_fatal("asking node %d to apply home moves: %s", node,
+                      dsm_status_string(st));
+    }
+}
+
+void fj_global_join(void)
+{
+    dsm_status_t st = dsm_coh_join(wake_to_settle, NULL);
+    if (st != DSM_OK)
+        dsm_fatal("end of a parallel region: %s", dsm_status_string(st));
 }

@@ -32,6 +32,11 @@
  * handler inside the send, in the sender's context; ours are copied and
  * run by the next progress call, as transport.h promises.
  *
+ * Same-host peers whose lane file this node mapped get every message
+ * through the lane instead of UCX (tp_lane.c); handlers run for lane
+ * records hold handler_lock without the worker lock, like self-sends, so
+ * their sends to UCX peers are queued too.
+ *
  * Blocking sends from the fault handler: the direct path allocates nothing
  * (the UCX header and the iov live on the stack) and waits by polling;
  * copies use tp_msgq.c buffers, never malloc.
@@ -78,6 +83,13 @@ static void run_handler(int src, unsigned id, const void *data, size_t len)
     handlers[id].handler(src, data, len, handlers[id].arg);
     tp_in_handler--;
     pthread_mutex_unlock(&handler_lock);
+}
+
+void tp_am_dispatch(int src, unsigned id, const void *data, size_t len)
+{
+    if (id >= DSM_TP_AM_MAX_ID || !handlers[id].handler)
+        dsm_fatal("active message %u from node %d has no handler", id, src);
+    run_handler(src, id, data, len);
 }
 
 static ucs_status_t am_arrived(void *arg, const void *header,
@@ -243,6 +255,32 @@ static dsm_status_t send_from_callback(int dst, unsigned id, const void *hdr,
     return st;
 }
 
+/* A same-host peer on a lane (tp_lane.c).  A handler only tries (it must
+ * not wait), and only when nothing queued must go first (the issue lock
+ * also covers a message an issuer has taken off the queue but not yet
+ * sent); what it cannot send now is queued.  Anyone else sends what is
+ * queued first, then waits for room if need be. */
+static dsm_status_t send_on_lane(int dst, unsigned id, const void *hdr,
+                                 size_t hdr_len, const void *body,
+                                 size_t body_len)
+{
+    if (!tp_in_handler) {
+        if (atomic_load(&deferred_count) != 0)
+            tp_am_issue_deferred();
+        return tp_lane_send(dst, id, hdr, hdr_len, body, body_len, 1);
+    }
+    if (atomic_load(&deferred_count) != 0 ||
+        pthread_mutex_trylock(&issue_lock) != 0)
+        return queue_copy(dst, id, hdr, hdr_len, body, body_len);
+    dsm_status_t st = DSM_ERR_BUSY;
+    if (atomic_load(&deferred_count) == 0)
+        st = tp_lane_send(dst, id, hdr, hdr_len, body, body_len, 0);
+    if (st == DSM_ERR_BUSY)
+        st = queue_copy(dst, id, hdr, hdr_len, body, body_len);
+    pthread_mutex_unlock(&issue_lock);
+    return st;
+}
+
 dsm_status_t dsm_tp_am_sendv(int dst, unsigned id, const void *hdr,
                              size_t hdr_len, const void *body,
                              size_t body_len)
@@ -255,7 +293,9 @@ dsm_status_t dsm_tp_am_sendv(int dst, unsigned id, const void *hdr,
     dsm_status_t st = tp_check_rank(dst);
     if (st != DSM_OK)
         return st;
-    if (dst == tp.rank || (tp_in_handler && !in_ucx_callback))
+    if (dst != tp.rank && tp_lane_reaches(dst))
+        st = send_on_lane(dst, id, hdr, hdr_len, body, body_len);
+    else if (dst == tp.rank || (tp_in_handler && !in_ucx_callback))
         st = queue_copy(dst, id, hdr, hdr_len, body, body_len);
     else if (tp_in_handler)
         st = send_from_callback(dst, id, hdr, hdr_len, body, body_len);
@@ -322,6 +362,16 @@ void tp_am_issue_deferred(void)
     tp_msg_t *m;
     while ((m = tp_msgq_pop(&deferred_q))) {
         atomic_fetch_sub(&deferred_count, 1);
+        if (tp_lane_reaches(m->peer)) {
+            /* not a handler: it may wait for room */
+            dsm_status_t st = tp_lane_send(m->peer, m->id, m->data, m->len,
+                                           NULL, 0, 1);
+            if (st != DSM_OK)
+                dsm_fatal("active message %u to node %d failed: %s", m->id,
+                          m->peer, dsm_status_string(st));
+            tp_msg_free(m);
+            continue;
+        }
         ucp_request_param_t prm = {
             .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
                             UCP_OP_ATTR_FIELD_USER_DATA |

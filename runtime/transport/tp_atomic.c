@@ -11,7 +11,10 @@
  * atomic only with respect to each other, not to the CPU's, so mixing
  * paths on one word could lose updates; UCX picks one atomic path for the
  * worker.  On a single node there is no network and the CPU's atomics are
- * used directly.
+ * used directly.  So they are on a segment every node of a one-host job
+ * maps (tp.cpu_atomics, decided in tp_wireup.c from the node table, the
+ * same way on every node): then every node reaches every word of it with
+ * the CPU, and no UCX path is ever mixed in.
  */
 #include "base_log.h"
 #include "tp_internal.h"
@@ -72,8 +75,12 @@ static dsm_status_t atomic_op(const char *call, int rank,
     if (raddr % width)
         return DSM_ERR_INVALID;
     uint64_t result;
-    if (!tp.worker) {
+    if (!tp.worker || (tp.cpu_atomics[seg] && rank == tp.rank)) {
         st = cpu_atomic(op, width, raddr, value, desired, &result);
+    } else if (tp.cpu_atomics[seg]) {
+        uint64_t local = (uint64_t)(uintptr_t)tp.peers[rank].direct[seg] +
+                         offset;
+        st = cpu_atomic(op, width, local, value, desired, &result);
     } else {
         /* UCX reads the operand and writes the reply in the operation's
          * width; for CSWAP the reply buffer carries the desired value in. */

@@ -27,7 +27,7 @@
  *
  * Layer: transport.  dsm_tp_offer_mapping: before dsm_tp_init;
  * dsm_tp_peer_mapped: any thread.
- * tp_direct_identity, tp_direct_map: wire-up.  tp_direct_unmap:
+ * tp_direct_identity, tp_direct_map, tp_same_host: wire-up.  tp_direct_unmap:
  * finalize.  The mappings are used by tp_rma.c (any thread, fault handler).
  */
 #include <errno.h>
@@ -104,11 +104,16 @@ static unsigned char *map_peer_segment(int rank, const tp_record_t *peer,
     return base;
 }
 
+int tp_same_host(const tp_record_t *peer, const tp_record_t *mine)
+{
+    return mine->netns != 0 && peer->netns == mine->netns &&
+           memcmp(peer->host_id, mine->host_id, TP_WIRE_HOST_ID_LEN) == 0;
+}
+
 void tp_direct_map(int rank, const tp_record_t *peer, const tp_record_t *mine)
 {
-    if (rank == tp.rank || !dsm_config()->same_host_map || mine->netns == 0 ||
-        peer->netns != mine->netns ||
-        memcmp(peer->host_id, mine->host_id, TP_WIRE_HOST_ID_LEN) != 0)
+    if (rank == tp.rank || !dsm_config()->same_host_map ||
+        !tp_same_host(peer, mine))
         return;
     for (int s = 0; s < DSM_TP_SEG_COUNT; s++)
         if (peer->map_fd[s] != TP_WIRE_NO_FD && peer->seg_size[s] &&

@@ -12,6 +12,8 @@
  *                   ABORT, heartbeats, peer failure
  *   tp_msgq.c       signal-safe message buffers and FIFO queues
  *   tp_am.c         active messages: registry, send, receive, self-sends
+ *   tp_lane.c       same-host lanes: messages through shared-memory rings
+ *   tp_direct.c     same-host mapping of peers' segments
  *   tp_rma.c        get / put / flush
  *   tp_atomic.c     remote atomics
  *   tp_progress.c   progress calls and bounded waits
@@ -68,8 +70,18 @@ typedef struct tp_state {
     int worker_efd;
     ucp_mem_h memh[DSM_TP_SEG_COUNT];
 
-    /* An eventfd: self-sends and shut-down wake the progress thread. */
-    int wake_fd;
+    /* A pipe: a byte written to wake_wr wakes the progress thread, which
+     * polls wake_fd (self-sends, shut-down, and same-host peers ringing
+     * this node's lanes, which open wake_wr through /proc: an eventfd
+     * cannot be opened that way). */
+    int wake_fd, wake_wr;
+
+    /* A one-host job: every node maps this segment of every other, and
+     * all take the CPU's atomics on it (tp_atomic.c). */
+    int cpu_atomics[DSM_TP_SEG_COUNT];
+    /* Nothing goes through UCX: every peer on a lane, every segment
+     * mapped; progress looks at the worker only now and then. */
+    int ucx_quiet;
     atomic_int stop_thread;
     int thread_running;
     pthread_t thread;
@@ -119,7 +131,9 @@ void tp_counters_reset(void);
 /* ---- tp_wire.c: bootstrap message layout ---------------------------------
  * All integers big-endian.  A node record describes one node: a 16-byte
  *   host identity (the kernel's boot id), u32 worker address length, u64
- *   network namespace (inode), u32 process id, then per segment {u64 base,
+ *   network namespace (inode), u32 process id, u32 lane file descriptor and
+ *   u32 wake pipe descriptor a same-host peer may open (TP_WIRE_NO_FD:
+ *   none), then per segment {u64 base,
  *   u64 size, u32 rkey length, u32 descriptor a same-host peer may map
  *   (TP_WIRE_NO_FD: none)}, then the worker address and the packed rkeys.
  * hello (rank > 0 -> rank 0): u32 magic "DSMH", u32 version, u32 rank,
@@ -127,14 +141,15 @@ void tp_counters_reset(void);
  * table (rank 0 -> all): u32 magic "DSMT", u32 version, u32 size,
  *   u32 body length, then the records of ranks 0..size-1.
  * control frame (both ways, after the table): u32 type, u32 argument. */
-#define TP_WIRE_VERSION 2u
+#define TP_WIRE_VERSION 3u
 #define TP_WIRE_TOKEN_LEN 128u   /* the token field, zero padded */
 #define TP_WIRE_BLOB_MAX (64u * 1024u)        /* per address or rkey */
 #define TP_WIRE_HELLO_FIXED (4u + 4u + 4u + TP_WIRE_TOKEN_LEN)
 #define TP_WIRE_HOST_ID_LEN 16u
 #define TP_WIRE_SEG_LEN (8u + 8u + 4u + 4u)
 #define TP_WIRE_RECORD_FIXED \
-    (TP_WIRE_HOST_ID_LEN + 4u + 8u + 4u + DSM_TP_SEG_COUNT * TP_WIRE_SEG_LEN)
+    (TP_WIRE_HOST_ID_LEN + 4u + 8u + 4u + 8u + \
+     DSM_TP_SEG_COUNT * TP_WIRE_SEG_LEN)
 #define TP_WIRE_NO_FD UINT32_MAX
 #define TP_WIRE_TABLE_FIXED (4u * 4u)
 #define TP_WIRE_FRAME_LEN 8u
@@ -145,6 +160,8 @@ typedef struct tp_record {
     size_t addr_len;
     uint64_t netns;        /* network namespace: with host_id, "same host" */
     uint32_t pid;
+    uint32_t lane_fd;      /* in pid: its lane file, or TP_WIRE_NO_FD */
+    uint32_t bell_fd;      /* in pid: its wake pipe's write end, or NO_FD */
     uint32_t map_fd[DSM_TP_SEG_COUNT];        /* in pid, or TP_WIRE_NO_FD */
     uint64_t seg_base[DSM_TP_SEG_COUNT];
     uint64_t seg_size[DSM_TP_SEG_COUNT];
@@ -219,6 +236,48 @@ dsm_status_t tp_wire_get_table_header(
 dsm_status_t tp_wire_get_table(const unsigned char *body, size_t len,
                                int size, tp_record_t *table);
 
+/* Same-host lane records (tp_lane.c): 8-byte aligned, a header (u32
+ * payload length, u8 message id, u8 kind, u16 zero) and the payload padded
+ * to 8 bytes; a record never crosses the ring's end (a WRAP record sends
+ * the reader to offset 0).  A message of more than TP_LANE_MAX_PAYLOAD
+ * bytes is a FIRST record (u64 total length, then bytes), MORE records and
+ * a LAST one, in a row.  Native byte order: both ends run on one host. */
+#define TP_LANE_HDR_BYTES 8u
+#define TP_LANE_MAX_PAYLOAD ((uint64_t)32 << 10)
+#define TP_LANE_MAX_MESSAGE ((uint64_t)1 << 40)
+enum tp_lane_kind {
+    TP_LANE_WHOLE = 1,
+    TP_LANE_FIRST = 2,
+    TP_LANE_MORE = 3,
+    TP_LANE_LAST = 4,
+    TP_LANE_WRAP = 5,
+};
+typedef struct tp_lane_view {
+    unsigned kind, id;
+    const unsigned char *payload;   /* inside the ring */
+    uint32_t len;
+    uint64_t next;                  /* the position after the record */
+} tp_lane_view_t;
+/* The record at position tail of a ring of ring_bytes (a multiple of 8),
+ * of which the writer published up to position head: it must lie inside
+ * the published bytes and before the ring's end, its kind and id be
+ * valid, a WRAP carry nothing. */
+dsm_status_t tp_wire_lane_record(const unsigned char *ring, uint64_t ring_bytes,
+                                 uint64_t tail, uint64_t head,
+                                 tp_lane_view_t *out);
+/* Reassembly of fragmented messages, one state per ring.  Feed every
+ * record but WRAPs: *deliver says the message is whole (a WHOLE record,
+ * or the LAST fragment, after which st->total bytes were collected); a
+ * FIRST sets st->total and *first_bytes (the payload after the length);
+ * out of order, a changing id or more bytes than announced are errors. */
+typedef struct tp_lane_asm {
+    int active;
+    unsigned id;
+    uint64_t total, have;
+} tp_lane_asm_t;
+dsm_status_t tp_wire_lane_step(tp_lane_asm_t *st, const tp_lane_view_t *rec,
+                               int *deliver);
+
 /* ---- tp_rendezvous.c ------------------------------------------------------
  * Exchange node records: on return table[r] describes rank r (the pointers
  * point into *storage, which the caller frees) and socks[r] is the
@@ -277,9 +336,13 @@ dsm_status_t tp_am_open(void);            /* handlers on the worker */
 void tp_am_close(void);                   /* drop queued messages */
 /* Run handlers of queued self-sends; returns how many ran. */
 int tp_am_deliver_local(void);
-/* Hand sends queued by handlers to UCX. */
+/* Hand sends queued by handlers to UCX or the lanes (may wait for room in
+ * a lane: never from a handler). */
 void tp_am_issue_deferred(void);
 int tp_am_deferred_pending(void);
+/* Run the handler of a message that arrived outside UCX (a lane record),
+ * under the handler lock; a message id without a handler ends the job. */
+void tp_am_dispatch(int src, unsigned id, const void *data, size_t len);
 
 /* ---- tp_progress.c -------------------------------------------------------- */
 /* A wait reads the clock only every CHECK_EVERY rounds, the first time
@@ -293,7 +356,7 @@ typedef struct tp_wait {
     unsigned spins;
 } tp_wait_t;
 
-/* One round: UCX progress, self-sends, deferred sends. */
+/* One round: UCX progress, lanes, self-sends, deferred sends. */
 int tp_progress_once(void);
 void tp_wait_begin(tp_wait_t *w);
 /* Call each round; ends the job when DSM_TIMEOUT has passed. */
@@ -304,7 +367,7 @@ dsm_status_t tp_wait_request(ucs_status_ptr_t request, const char *what,
                              int rank);
 /* Refuse blocking calls from inside a handler. */
 void tp_check_not_in_handler(const char *call);
-/* Sleep in poll(2) on the bootstrap sockets, the wake eventfd and, with
+/* Sleep in poll(2) on the bootstrap sockets, the wake pipe and, with
  * arm_worker, the armed worker's wake-up descriptor, until something
  * happens or timeout milliseconds pass (-1: no limit); handles socket
  * traffic.  For threads that wait without spinning: the progress thread,
@@ -318,6 +381,35 @@ void tp_direct_identity(tp_record_t *mine);
 /* Map what peer offers if it runs on this host (sets peers[rank].direct). */
 void tp_direct_map(int rank, const tp_record_t *peer, const tp_record_t *mine);
 void tp_direct_unmap(void);
+/* Do peer and this node run on one host: same kernel and network
+ * namespace (processes in other namespaces stand for other hosts)? */
+int tp_same_host(const tp_record_t *peer, const tp_record_t *mine);
+
+/* ---- tp_lane.c: same-host message lanes ---------------------------------- */
+/* Create this node's lane file (DSM_SAME_HOST_LANES; without it, or when
+ * it cannot be made, every message goes through UCX). */
+dsm_status_t tp_lane_open(void);
+/* Fill in the lane file and wake pipe descriptors peers may open. */
+void tp_lane_identity(tp_record_t *mine);
+/* Set up the lanes with rank: read its ring in our file, map its file to
+ * write ours, open its wake pipe.  Any failure leaves rank on UCX. */
+void tp_lane_connect(int rank, const tp_record_t *peer,
+                     const tp_record_t *mine);
+void tp_lane_close(void);
+/* Do messages to rank go through a lane? */
+int tp_lane_reaches(int rank);
+/* Send one message on the lane to rank.  may_wait 0 (handlers): only if
+ * the ring has room now and no other thread is writing, else
+ * DSM_ERR_BUSY; 1: waits for room, serving this node's messages. */
+dsm_status_t tp_lane_send(int rank, unsigned id, const void *hdr,
+                          size_t hdr_len, const void *body, size_t body_len,
+                          int may_wait);
+/* Run the handlers of every record that arrived; returns how many. */
+int tp_lane_poll(void);
+/* The progress thread is about to sleep: ask senders to ring the wake
+ * pipe.  Non-zero: records already wait (sleep_end done; do not sleep). */
+int tp_lane_sleep_begin(void);
+void tp_lane_sleep_end(void);
 
 /* ---- tp_rma.c --------------------------------------------------------------- */
 /* Check (rank, seg, offset, len) and find the remote address and key.

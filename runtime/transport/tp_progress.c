@@ -55,14 +55,18 @@
 #define SOCKET_CHECK_NS 1000000ull    /* without a progress thread */
 #define LONG_WAIT_NS 50000ull         /* then yield the CPU at each check */
 #define HANDOVER_AFTER_NS 1000000ull  /* then wake the parked progress thread */
+#define UCX_QUIET_EVERY 256u          /* rounds between looks at a quiet worker */
 
 static atomic_flag socket_check_busy = ATOMIC_FLAG_INIT;
 
 int tp_progress_once(void)
 {
     int n = 0;
-    if (tp.worker)
+    /* a quiet worker has nothing to do: look now and then all the same */
+    static TP_THREAD_LOCAL unsigned rounds;
+    if (tp.worker && (!tp.ucx_quiet || ++rounds % UCX_QUIET_EVERY == 0))
         n = (int)ucp_worker_progress(tp.worker);
+    n += tp_lane_poll();
     n += tp_am_deliver_local();
     if (tp_am_deferred_pending())
         tp_am_issue_deferred();
@@ -201,10 +205,10 @@ void dsm_tp_wait_flag(const volatile int *flag, const char *what)
 
 void tp_wake_thread(void)
 {
-    if (tp.wake_fd < 0)
+    if (tp.wake_wr < 0)
         return;
-    uint64_t one = 1;
-    ssize_t unused = write(tp.wake_fd, &one, sizeof one);
+    char byte = 1;
+    ssize_t unused = write(tp.wake_wr, &byte, 1);   /* full: already rung */
     (void)unused;
 }
 
@@ -226,20 +230,32 @@ void tp_sleep_for_events(int timeout, int arm_worker)
     int n = 0;
     fds[n] = (struct pollfd){.fd = tp.wake_fd, .events = POLLIN};
     peer_of[n++] = -1;
+    int lanes_asleep = 0;
     if (arm_worker && tp.worker) {
-        /* BUSY: events are pending; the caller progresses and comes back */
-        if (ucp_worker_arm(tp.worker) == UCS_ERR_BUSY)
+        /* BUSY: events are pending; progress them (a quiet worker is not
+         * progressed by every tp_progress_once) and let the caller come
+         * back */
+        if (ucp_worker_arm(tp.worker) == UCS_ERR_BUSY) {
+            ucp_worker_progress(tp.worker);
             return;
+        }
         fds[n] = (struct pollfd){.fd = tp.worker_efd, .events = POLLIN};
         peer_of[n++] = -1;
+        /* same-host peers ring the wake pipe from now on */
+        if (tp_lane_sleep_begin())
+            return;
+        lanes_asleep = 1;
     }
     n += tp_live_fds(fds + n, peer_of + n);
-    if (poll(fds, (nfds_t)n, timeout) <= 0)
+    int ready = poll(fds, (nfds_t)n, timeout);
+    if (lanes_asleep)
+        tp_lane_sleep_end();
+    if (ready <= 0)
         return;
     if (fds[0].revents) {
-        uint64_t count;
-        ssize_t unused = read(tp.wake_fd, &count, sizeof count);
-        (void)unused;
+        char bytes[64];
+        while (read(tp.wake_fd, bytes, sizeof bytes) == (ssize_t)sizeof bytes)
+            ;
     }
     for (int i = 1; i < n; i++)
         if (fds[i].revents && peer_of[i] >= 0)

@@ -55,7 +55,9 @@ void tp_wire_put_record(unsigned char *out, const tp_record_t *rec)
     tp_wire_put_u32(p, (uint32_t)rec->addr_len);
     put_u64(p + 4, rec->netns);
     tp_wire_put_u32(p + 12, rec->pid);
-    p += 16;
+    tp_wire_put_u32(p + 16, rec->lane_fd);
+    tp_wire_put_u32(p + 20, rec->bell_fd);
+    p += 24;
     for (int s = 0; s < DSM_TP_SEG_COUNT; s++) {
         put_u64(p, rec->seg_base[s]);
         put_u64(p + 8, rec->seg_size[s]);
@@ -79,7 +81,7 @@ size_t tp_wire_record_total(const unsigned char fixed[TP_WIRE_RECORD_FIXED])
     if (addr_len == 0 || addr_len > TP_WIRE_BLOB_MAX)
         return 0;
     size_t total = TP_WIRE_RECORD_FIXED + addr_len;
-    p += 16;
+    p += 24;
     for (int s = 0; s < DSM_TP_SEG_COUNT; s++, p += TP_WIRE_SEG_LEN) {
         uint32_t rkey_len = tp_wire_get_u32(p + 16);
         if (rkey_len > TP_WIRE_BLOB_MAX)
@@ -103,7 +105,9 @@ size_t tp_wire_get_record(const unsigned char *in, size_t len,
     r.addr_len = tp_wire_get_u32(p);
     r.netns = get_u64(p + 4);
     r.pid = tp_wire_get_u32(p + 12);
-    p += 16;
+    r.lane_fd = tp_wire_get_u32(p + 16);
+    r.bell_fd = tp_wire_get_u32(p + 20);
+    p += 24;
     for (int s = 0; s < DSM_TP_SEG_COUNT; s++, p += TP_WIRE_SEG_LEN) {
         r.seg_base[s] = get_u64(p);
         r.seg_size[s] = get_u64(p + 8);
@@ -232,4 +236,78 @@ dsm_status_t tp_wire_get_table(const unsigned char *body, size_t len,
         off += used;
     }
     return off == len ? DSM_OK : DSM_ERR_PROTOCOL;
+}
+
+/* ---- same-host lane records ---------------------------------------------- */
+
+dsm_status_t tp_wire_lane_record(const unsigned char *ring, uint64_t ring_bytes,
+                                 uint64_t tail, uint64_t head,
+                                 tp_lane_view_t *out)
+{
+    if (ring_bytes < TP_LANE_HDR_BYTES || ring_bytes % 8 || tail % 8 ||
+        head - tail < TP_LANE_HDR_BYTES || head - tail > ring_bytes)
+        return DSM_ERR_PROTOCOL;
+    uint64_t pos = tail % ring_bytes;
+    uint32_t len;
+    uint8_t id, kind;
+    memcpy(&len, ring + pos, sizeof len);
+    memcpy(&id, ring + pos + 4, 1);
+    memcpy(&kind, ring + pos + 5, 1);
+    tp_lane_view_t v = {kind, id, ring + pos + TP_LANE_HDR_BYTES, len, 0};
+    if (kind == TP_LANE_WRAP) {
+        if (len != 0)
+            return DSM_ERR_PROTOCOL;
+        v.next = tail + (ring_bytes - pos);
+        if (v.next - tail > head - tail)
+            return DSM_ERR_PROTOCOL;
+        *out = v;
+        return DSM_OK;
+    }
+    uint64_t need = TP_LANE_HDR_BYTES + (((uint64_t)len + 7u) & ~(uint64_t)7u);
+    if (kind < TP_LANE_WHOLE || kind > TP_LANE_LAST ||
+        id >= DSM_TP_AM_MAX_ID || len > TP_LANE_MAX_PAYLOAD ||
+        need > ring_bytes - pos || need > head - tail)
+        return DSM_ERR_PROTOCOL;
+    v.next = tail + need;
+    *out = v;
+    return DSM_OK;
+}
+
+dsm_status_t tp_wire_lane_step(tp_lane_asm_t *st, const tp_lane_view_t *rec,
+                               int *deliver)
+{
+    *deliver = 0;
+    switch (rec->kind) {
+    case TP_LANE_WHOLE:
+        if (st->active)
+            return DSM_ERR_PROTOCOL;
+        *deliver = 1;
+        return DSM_OK;
+    case TP_LANE_FIRST: {
+        uint64_t total;
+        if (st->active || rec->len < sizeof total)
+            return DSM_ERR_PROTOCOL;
+        memcpy(&total, rec->payload, sizeof total);
+        if (total <= TP_LANE_MAX_PAYLOAD || total > TP_LANE_MAX_MESSAGE ||
+            rec->len - sizeof total > total)
+            return DSM_ERR_PROTOCOL;
+        *st = (tp_lane_asm_t){1, rec->id, total, rec->len - sizeof total};
+        return DSM_OK;
+    }
+    case TP_LANE_MORE:
+    case TP_LANE_LAST:
+        if (!st->active || rec->id != st->id ||
+            rec->len > st->total - st->have)
+            return DSM_ERR_PROTOCOL;
+        st->have += rec->len;
+        if (rec->kind == TP_LANE_LAST) {
+            if (st->have != st->total)
+                return DSM_ERR_PROTOCOL;
+            st->active = 0;
+            *deliver = 1;
+        }
+        return DSM_OK;
+    default:
+        return DSM_ERR_PROTOCOL;
+    }
 }

@@ -37,7 +37,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "base_config.h"
@@ -45,7 +44,7 @@
 #include "sys_activity.h"
 #include "tp_internal.h"
 
-tp_state_t tp = {.worker_efd = -1, .wake_fd = -1};
+tp_state_t tp = {.worker_efd = -1, .wake_fd = -1, .wake_wr = -1};
 
 
 int dsm_tp_rank(void) { return tp.initialized ? tp.rank : dsm_config()->rank; }
@@ -217,11 +216,48 @@ static dsm_status_t connect_peers(const tp_record_t *table,
             }
         }
         tp_direct_map(r, &table[r], mine);
+        tp_lane_connect(r, &table[r], mine);
         dsm_debug("endpoint to node %d: error mode %s", r,
                   watched ? "peer" : "none");
         if (dsm_log_level() >= DSM_LOG_DEBUG && r != tp.rank)
             ucp_ep_print_info(p->ep, stderr);   /* the lanes UCX chose */
     }
+    return DSM_OK;
+}
+
+/* A one-host job where every node offered seg: all map it and use the
+ * CPU's atomics on it.  Decided from the table alone, so every node
+ * decides alike; a mapping that failed then would mix atomic paths on
+ * one word, so it ends the job instead. */
+static dsm_status_t choose_cpu_atomics(const tp_record_t *table,
+                                       const tp_record_t *mine)
+{
+    int one_host = dsm_config()->same_host_map;
+    for (int r = 0; r < tp.size && one_host; r++)
+        one_host = tp_same_host(&table[r], mine);
+    tp.ucx_quiet = one_host;
+    for (int s = 0; s < DSM_TP_SEG_COUNT; s++) {
+        int all = one_host && tp.local.size[s] != 0;
+        for (int r = 0; r < tp.size && all; r++)
+            all = table[r].map_fd[s] != TP_WIRE_NO_FD;
+        tp.cpu_atomics[s] = all;
+        for (int r = 0; r < tp.size && all; r++)
+            if (r != tp.rank && !tp.peers[r].direct[s]) {
+                dsm_log(DSM_LOG_ERROR, "node %d could not map segment %d "
+                        "of node %d on this host (see DSM_LOG_LEVEL=debug); "
+                        "DSM_SAME_HOST_MAP=0 takes every access through "
+                        "UCX", tp.rank, s, r);
+                return DSM_ERR_TRANSPORT;
+            }
+        if (tp.local.size[s] && !all)
+            tp.ucx_quiet = 0;
+    }
+    for (int r = 0; r < tp.size && tp.ucx_quiet; r++)
+        tp.ucx_quiet = r == tp.rank || tp_lane_reaches(r);
+    dsm_debug("atomics: %s; UCX %s", tp.cpu_atomics[DSM_TP_SEG_REGION]
+                                         ? "the CPU's on mapped segments"
+                                         : "through UCX",
+              tp.ucx_quiet ? "unused (lanes and mappings)" : "in use");
     return DSM_OK;
 }
 
@@ -231,7 +267,9 @@ static dsm_status_t wire_up(void)
     dsm_status_t status = open_worker();
     if (status != DSM_OK)
         return status;
-    if ((status = tp_am_open()) != DSM_OK || (status = map_segments()) != DSM_OK)
+    if ((status = tp_am_open()) != DSM_OK ||
+        (status = map_segments()) != DSM_OK ||
+        (status = tp_lane_open()) != DSM_OK)
         return status;
 
     tp_record_t mine = {0};
@@ -248,6 +286,7 @@ static dsm_status_t wire_up(void)
 
     host_identity(mine.host_id);
     tp_direct_identity(&mine);
+    tp_lane_identity(&mine);
     size_t addr_len;
     ucs_status_t st = ucp_worker_get_address(tp.worker, &address, &addr_len);
     if (st != UCS_OK) {
@@ -284,6 +323,8 @@ static dsm_status_t wire_up(void)
         socks[r] = -1;
     }
     status = connect_peers(table, &mine);
+    if (status == DSM_OK)
+        status = choose_cpu_atomics(table, &mine);
 out:
     if (socks)
         for (int r = 0; r < tp.size; r++)
@@ -328,6 +369,7 @@ static void close_endpoints(void)
 static void release_all(void)
 {
     tp_direct_unmap();
+    tp_lane_close();
     close_endpoints();
     for (int s = 0; s < DSM_TP_SEG_COUNT; s++)
         if (tp.memh[s]) {
@@ -356,7 +398,11 @@ static void release_all(void)
     tp.poll_peer = tp.check_peer = NULL;
     if (tp.wake_fd >= 0)
         close(tp.wake_fd);
-    tp.wake_fd = -1;
+    if (tp.wake_wr >= 0)
+        close(tp.wake_wr);
+    tp.wake_fd = tp.wake_wr = -1;
+    memset(tp.cpu_atomics, 0, sizeof tp.cpu_atomics);
+    tp.ucx_quiet = 0;
 }
 
 /* ---- entry points --------------------------------------------------------------- */
@@ -409,11 +455,13 @@ dsm_status_t dsm_tp_init(const dsm_tp_segments_t *segments)
         goto fail;
     for (int r = 0; r < tp.size; r++)
         tp.peers[r].sock = -1;
-    tp.wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    if (tp.wake_fd < 0) {
+    int wake[2];
+    if (pipe2(wake, O_NONBLOCK | O_CLOEXEC) != 0) {
         status = DSM_ERR_IO;
         goto fail;
     }
+    tp.wake_fd = wake[0];
+    tp.wake_wr = wake[1];
     if ((status = tp_msg_pool_init()) != DSM_OK)
         goto fail;
 

@@ -2,8 +2,10 @@
  * omp_parallel.c - parallel regions: thread numbers and team sizes, the
  * team spread over the nodes, a stack variable of main written by every
  * thread under a critical section, smaller teams (num_threads, including
- * fewer threads than nodes), if(0), nested (serialised) regions, and
- * argv read inside a region.
+ * fewer threads than nodes), if(0), nested (serialised) regions, argv
+ * read inside a region, and many regions in a row, whole teams and
+ * smaller ones with barriers inside, each reading what every thread of
+ * the previous one wrote.
  *
  * Test program (dsmcc, dsmrun).  Exit status 0 when everything matched.
  */
@@ -20,6 +22,33 @@
  * one. */
 static long seen[MAX_THREADS];
 static long node_of[MAX_THREADS];
+static long stage[MAX_THREADS];
+
+/* Regions in a row.  A whole team ends with a one-way join: the other
+ * nodes learn what the rest wrote only from the next FORK.  A team of two
+ * on three or more nodes leaves nodes without members, which meet the
+ * region's barriers and must stop exactly at its join while node 0 may
+ * already be writing the word of the next barrier or region. */
+static void regions_in_a_row(int all, int rounds)
+{
+    int last = 0;                  /* threads of the previous region */
+    for (int t = 0; t < MAX_THREADS; t++)
+        stage[t] = -1;
+    for (int round = 0; round < rounds; round++) {
+        int n = round % 3 == 1 && all > 2 ? 2 : all;
+#pragma omp parallel num_threads(n)
+        {
+            int me = omp_get_thread_num();
+            for (int t = 0; t < last; t++)
+                CHECK_EQ_LONG(stage[t], round - 1);
+#pragma omp barrier
+            stage[me] = round;
+#pragma omp barrier
+            CHECK_EQ_LONG(stage[(me + 1) % n], round);
+        }
+        last = n;
+    }
+}
 
 static void team_of(int expected)
 {
@@ -121,5 +150,7 @@ int main(int argc, char **argv)
 #pragma omp parallel reduction(+ : argv_ok)
     argv_ok += argc >= 1 && strstr(argv[0], "omp_parallel") != NULL;
     CHECK_EQ_LONG(argv_ok, all);
+
+    regions_in_a_row(all, 300);
     return check_status("omp_parallel");
 }

@@ -2,7 +2,7 @@
  * fuzz_coh_msg.c - libFuzzer harness of the coherence protocol's message
  * decoders (runtime/coherence/coh_wire.c), which every node runs on what
  * other nodes send it: barrier arrivals and departures, diff messages,
- * share requests, lock and heap messages.
+ * share requests, lock and heap messages, and the handoff a FORK carries.
  *
  * Input: one byte choosing the message kind, one giving the node count
  * (1..8), then the payload.  The sharable space has PAGES pages.  Checks,
@@ -56,7 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_CHECK(msg != NULL);
     memcpy(msg, data + 2, len);
 
-    switch (data[0] % 6) {
+    switch (data[0] % 7) {
     case 0: {
         coh_wire_arrive_t a;
         if (coh_wire_arrive(msg, len, &lim, &a) != DSM_OK)
@@ -127,6 +127,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (coh_wire_heap(msg, len, &lim, 1, &h) != DSM_OK)
             break;
         FUZZ_CHECK(len == sizeof h && h.slot < SLOTS);
+        break;
+    }
+    case 6: {
+        coh_wire_handoff_t h;
+        if (coh_wire_handoff(msg, len, &lim, &h) != DSM_OK)
+            break;
+        FUZZ_CHECK(h.hdr.creator < lim.nodes &&
+                   h.records == msg + sizeof h.hdr &&
+                   h.records_len == len - sizeof h.hdr);
+        FUZZ_CHECK(!h.hdr.overflow || h.records_len == 0);
+        check_records(h.records, h.records_len, h.hdr.nrecords, &lim);
+        size_t pos = 0;
+        for (uint32_t k = 0; k < h.hdr.nrecords; k++) {
+            coh_record_hdr_t rec;
+            const unsigned char *ranges;
+            coh_wire_record_next(h.records, &pos, &rec, &ranges);
+            FUZZ_CHECK(rec.creator == h.hdr.creator);
+        }
         break;
     }
     }

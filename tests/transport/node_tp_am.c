@@ -1,8 +1,9 @@
 /*
- * node_tp_am.c - active messages between the nodes of a job: ping-pong
- * with replies sent from inside handlers, delivery order for every size
- * (eager only, multi-fragment messages included) from one and from two
- * threads, the gather variant, and the counters.
+ * node_tp_am.c - active messages between the nodes of a job: the path
+ * they take (same-host lanes or UCX), ping-pong with replies sent from
+ * inside handlers, delivery order for every size (eager only,
+ * multi-fragment messages included, more than a lane's ring holds) from
+ * one and from two threads, the gather variant, and the counters.
  *
  * Layer: tests (links the transport).  A node program: every node runs the
  * same collective test list under dsmrun (see meson.build); a failed
@@ -19,6 +20,7 @@
 
 #include <cmocka.h>
 
+#include "tp_internal.h"
 #include "tp_test_util.h"
 
 enum {
@@ -33,6 +35,22 @@ enum {
 #define THREADS 2
 
 static tt_node_t node;
+
+/* ---- the path: TT_EXPECT_LANES=1, every peer is reached through a
+ * same-host lane; 0, through UCX; unset, not checked ------------------- */
+
+static void test_am_path(void **state)
+{
+    const char *expect = getenv("TT_EXPECT_LANES");
+    if (!expect) {
+        tt_barrier();
+        return;
+    }
+    for (int r = 0; r < node.size; r++)
+        if (r != node.rank)
+            assert_int_equal(tp_lane_reaches(r), !strcmp(expect, "1"));
+    tt_barrier();
+}
 
 /* ---- ping-pong: the reply is sent by the PING handler ------------------ */
 
@@ -258,6 +276,7 @@ int main(void)
     if (node.size > MAX_NODES)
         return 1;
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_am_path),
         cmocka_unit_test(test_am_pingpong),
         cmocka_unit_test(test_am_order_one_thread),
         cmocka_unit_test(test_am_order_two_threads),
