@@ -51,12 +51,6 @@ if [ "${TEST_SANITIZE:-1}" != 0 ]; then
   start=$SECONDS
   meson compile -C "$asandir"
   echo "== test.sh: sanitizer build compiled in $((SECONDS - start)) s"
-  # The hosts suite starts nodes through ssh and srun, which do not carry
-  # the sanitizer test setup's ASAN_OPTIONS to the remote agents; it fails
-  # there for that reason (open work, issue 8) and runs in the normal build.
-  if [ $# -eq 0 ]; then
-    set -- --no-suite hosts
-  fi
   run_suite "$asandir" "AddressSanitizer + UndefinedBehaviorSanitizer build" "$@"
 fi
 

@@ -16,7 +16,8 @@
  * node is doing, for the failure report), launch_report (messages);
  * across hosts: launch_hosts (host lists), launch_remote (ssh and srun
  * clients), launch_agent (the remote side), launch_netif (node 0's
- * address).
+ * address, the interface towards it), launch_ucxnet (UCX's network
+ * devices).
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,12 +1,14 @@
 /*
- * launch_activity.h - dsmrun's side of the activity board
+ * launch_activity.h - the launcher's side of the activity board
  * (base_activity.h): creates it before the nodes start, and says what a
  * node was doing when it ended.
  *
- * Layer: launcher.  dsmrun's main thread only.  The board is a memfd
- * without close-on-exec, so every node started on this machine inherits it
- * (DSM_ACTIVITY_FD names it); nodes started elsewhere have no board and
- * their failures are named without an activity.
+ * Layer: launcher.  dsmrun's main thread, or the node agent's (one board
+ * per process).  The board is a memfd without close-on-exec, so every
+ * node started by that process inherits it (DSM_ACTIVITY_FD names it):
+ * dsmrun's board serves the nodes on its machine, and on another host the
+ * node agent makes one for its node and names the activity when it
+ * reports the node's death.
  */
 #ifndef LAUNCH_ACTIVITY_H
 #define LAUNCH_ACTIVITY_H

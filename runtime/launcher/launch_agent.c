@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "base_config.h"
+#include "launch_activity.h"
 #include "launch_env.h"
 #include "launch_identity.h"
 #include "launch_netif.h"
@@ -30,6 +31,7 @@
 #include "launch_report.h"
 #include "launch_spawn.h"
 #include "launch_supervise.h"
+#include "launch_ucxnet.h"
 
 extern char **environ;
 
@@ -58,6 +60,7 @@ typedef struct agent {
     int signal_fd;
     sigset_t previous_mask, forwarded;
     struct sigaction previous_sigpipe;
+    int activity_fd;                /* this host's board, or -1 */
     pid_t node;                     /* 0 until started */
     sigset_t sent;                  /* signals passed on to the node */
 } agent_t;
@@ -72,6 +75,8 @@ static int say_fail(agent_t *a, const char *what)
 /* Next complete record, or NULL when more must be read. */
 static char *next_record(agent_t *a)
 {
+    if (a->used == a->have)
+        return NULL;   /* also before the first read, when buf is NULL */
     char *start = a->buf + a->used;
     char *nul = memchr(start, '\0', a->have - a->used);
     if (!nul)
@@ -247,8 +252,53 @@ static int listen_rendezvous(agent_t *a)
     return 0;
 }
 
+static int received(const agent_t *a, const char *name)
+{
+    size_t len = strlen(name);
+    for (int i = 0; i < a->envc; i++)
+        if (!strncmp(a->env[i], name, len) && a->env[i][len] == '=')
+            return 1;
+    return 0;
+}
+
+/* UCX's network devices for the node (launch_ucxnet.h): the interface
+ * towards node 0's rendezvous address, on this host.  1 when the user's
+ * UCX_NET_DEVICES stands (nothing written), 0 when written, -1 (said)
+ * on failure. */
+static int net_devices(agent_t *a, char *devices, size_t len)
+{
+    if (received(a, "UCX_NET_DEVICES"))
+        return 1;
+    char host[DSM_HOST_MAX], interface[64], why[DSM_HOST_MAX + 96];
+    snprintf(host, sizeof host, "%s", a->rendezvous);
+    char *colon = strrchr(host, ':');
+    if (colon)
+        *colon = '\0';
+    if (dsm_launch_interface_towards(host, interface, sizeof interface, why,
+                                     sizeof why) != DSM_OK) {
+        say_fail(a, why);
+        return -1;
+    }
+    if (dsm_launch_ucx_net_devices(interface, DSM_LAUNCH_RDMA_SYSFS, devices,
+                                   len) != DSM_OK) {
+        say_fail(a, "too many network devices for UCX_NET_DEVICES: set it "
+                    "for the job");
+        return -1;
+    }
+    return 0;
+}
+
 static int start_node(agent_t *a)
 {
+    char devices[DSM_LAUNCH_NET_DEVICES_WIDTH + 1];
+    int user_devices = net_devices(a, devices, sizeof devices);
+    if (user_devices < 0)
+        return EXIT_AGENT;
+    /* The node's activity board on this host (launch_activity.h): blocks
+     * up to the node's own, which it maps at rank x block.  Not fatal: the
+     * node is then named without an activity. */
+    if (dsm_launch_activity_create(a->rank + 1, &a->activity_fd) != DSM_OK)
+        a->activity_fd = -1;
     dsm_launch_env_values_t values = {
         .size = a->size,
         .threads = a->threads,
@@ -256,12 +306,18 @@ static int start_node(agent_t *a)
         .rendezvous_fd = a->listen_fd,
         .token = a->token,
         .job_id = a->job_id,
+        .ucx_net_devices = user_devices ? NULL : devices,
+        .activity_fd = a->activity_fd,
     };
-    /* exactly the received variables: the same on every host */
+    /* exactly the received variables: the same on every host (the
+     * builder reads environ; the agent's own is put back at once) */
     char *none[] = {NULL};
+    char **own = environ;
     environ = a->env ? a->env : none;
     char **envp;
-    if (dsm_launch_env_build(&values, a->rank, &envp) != DSM_OK)
+    dsm_status_t built = dsm_launch_env_build(&values, a->rank, &envp);
+    environ = own;
+    if (built != DSM_OK)
         return say_fail(a, "out of memory");
     int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     dsm_launch_child_t child = {
@@ -309,9 +365,12 @@ static int node_ended(agent_t *a, int wait_status)
         int sig = WTERMSIG(wait_status);
         if (sigismember(&sent, sig) == 1)
             return 128 + sig;   /* the job is ending: nothing to name */
-        char what[128];
-        snprintf(what, sizeof what, "pid %ld killed by signal %d (%s)",
-                 (long)a->node, sig, strsignal(sig));
+        char activity[512], what[640];
+        int known = dsm_launch_activity_describe(a->rank, activity,
+                                                 sizeof activity) > 0;
+        snprintf(what, sizeof what, "pid %ld killed by signal %d (%s)%s%s",
+                 (long)a->node, sig, strsignal(sig), known ? " while " : "",
+                 known ? activity : "");
         say_fail(a, what);
         return 128 + sig;
     }
@@ -382,16 +441,35 @@ static int supervise(agent_t *a)
     }
 }
 
-int dsm_launch_agent_main(void)
+static void free_strings(char **array, int count)
 {
-    agent_t *a = calloc(1, sizeof *a);
-    if (!a)
-        return EXIT_AGENT;
-    a->rank = -1;
-    a->listen_fd = -1;
-    sigemptyset(&a->sent);
-    a->threads = 1;
+    for (int i = 0; i < count; i++)
+        free(array[i]);
+    free(array);
+}
 
+/* What the setup allocated.  The token is wiped here too if the node
+ * never started, and so is the input buffer, which held its record. */
+static void agent_free(agent_t *a)
+{
+    explicit_bzero(a->token, sizeof a->token);
+    if (a->listen_fd >= 0)
+        close(a->listen_fd);
+    if (a->signal_fd >= 0)
+        close(a->signal_fd);
+    if (a->buf)
+        explicit_bzero(a->buf, a->cap);
+    free(a->buf);
+    free(a->program);
+    free_strings(a->argv, a->argc);
+    free_strings(a->env, a->envc);
+    dsm_launch_activity_destroy();
+    free(a);
+}
+
+/* Everything from the setup to the node's end; returns the exit status. */
+static int agent_run(agent_t *a)
+{
     /* if sshd's session or slurmstepd goes, so do we (and so the node) */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     struct sigaction ignore = {.sa_handler = SIG_IGN};
@@ -425,4 +503,20 @@ int dsm_launch_agent_main(void)
         write_line(DSM_AGENT_LINE_READY, "");
     }
     return supervise(a);
+}
+
+int dsm_launch_agent_main(void)
+{
+    agent_t *a = calloc(1, sizeof *a);
+    if (!a)
+        return EXIT_AGENT;
+    a->rank = -1;
+    a->listen_fd = -1;
+    a->signal_fd = -1;
+    a->activity_fd = -1;
+    sigemptyset(&a->sent);
+    a->threads = 1;
+    int status = agent_run(a);
+    agent_free(a);
+    return status;
 }

@@ -21,8 +21,12 @@
  * Without r, the rank is SLURM_PROCID.  The agent disables address-space
  * randomisation for the node, gives it exactly the received environment
  * plus the variables of a local node (launch_env.c), so every node's
- * initial stack has the same layout, and exits with the node's status
- * (128+N when it was killed by signal N), after naming a failed node.
+ * initial stack has the same layout, and, unless received,
+ * UCX_NET_DEVICES: the interface towards node 0's rendezvous address on
+ * this host (launch_ucxnet.h).  It keeps an activity board for its node
+ * (launch_activity.h) and exits with the node's status (128+N when it
+ * was killed by signal N), after naming a failed node and what it was
+ * doing.
  */
 #ifndef LAUNCH_AGENT_H
 #define LAUNCH_AGENT_H

@@ -13,9 +13,10 @@
 
 extern char **environ;
 
-enum { ENV_SET_MAX = 9 };   /* variables dsmrun sets */
+enum { ENV_SET_MAX = 10 };  /* variables dsmrun sets */
 
-/* Names dsmrun always replaces (UCX_POSIX_DIR only when it sets one). */
+/* Names dsmrun always replaces (UCX_POSIX_DIR and UCX_NET_DEVICES only
+ * when it sets them). */
 static const char *const replaced_names[] = {
     "DSM_RANK", "DSM_SIZE", "DSM_THREADS", "DSM_RENDEZVOUS",
     "DSM_RENDEZVOUS_FD", "DSM_TOKEN", "DSM_JOB_ID", "DSM_ACTIVITY_FD",
@@ -37,7 +38,8 @@ static int is_replaced(const char *entry, const dsm_launch_env_values_t *v)
     for (size_t i = 0; i < sizeof replaced_names / sizeof *replaced_names; i++)
         if (has_name(entry, replaced_names[i]))
             return 1;
-    return v->ucx_posix_dir && has_name(entry, "UCX_POSIX_DIR");
+    return (v->ucx_posix_dir && has_name(entry, "UCX_POSIX_DIR")) ||
+           (v->ucx_net_devices && has_name(entry, "UCX_NET_DEVICES"));
 }
 
 dsm_status_t dsm_launch_env_build(const dsm_launch_env_values_t *values,
@@ -50,6 +52,7 @@ dsm_status_t dsm_launch_env_build(const dsm_launch_env_values_t *values,
      * Hence the zero-padded rank and the "-00001" socket of other nodes. */
     char rank_text[16], size_text[16], threads_text[16], fd_text[16];
     char activity_text[16];
+    char devices_text[DSM_LAUNCH_NET_DEVICES_WIDTH + 1];
     int rank_width = snprintf(NULL, 0, "%d", values->size - 1);
     snprintf(rank_text, sizeof rank_text, "%0*d", rank_width, rank);
     snprintf(size_text, sizeof size_text, "%d", values->size);
@@ -68,11 +71,19 @@ dsm_status_t dsm_launch_env_build(const dsm_launch_env_values_t *values,
     set[set_count++] = (setting_t){"DSM_RENDEZVOUS_FD", fd_text};
     if (values->ucx_posix_dir)
         set[set_count++] = (setting_t){"UCX_POSIX_DIR", values->ucx_posix_dir};
-    if (values->activity_fd >= 0) {
-        /* the same descriptor number in every node: same layout */
-        snprintf(activity_text, sizeof activity_text, "%06d",
-                 values->activity_fd);
-        set[set_count++] = (setting_t){"DSM_ACTIVITY_FD", activity_text};
+    /* always, "-00001" without a board: node agents create one board per
+     * host, and a host where that failed must not change the layout */
+    snprintf(activity_text, sizeof activity_text, "%06d",
+             values->activity_fd >= 0 ? values->activity_fd : -1);
+    set[set_count++] = (setting_t){"DSM_ACTIVITY_FD", activity_text};
+    if (values->ucx_net_devices) {
+        size_t len = strlen(values->ucx_net_devices);
+        if (len > DSM_LAUNCH_NET_DEVICES_WIDTH)
+            return DSM_ERR_INVALID;
+        memcpy(devices_text, values->ucx_net_devices, len);
+        memset(devices_text + len, ',', DSM_LAUNCH_NET_DEVICES_WIDTH - len);
+        devices_text[DSM_LAUNCH_NET_DEVICES_WIDTH] = '\0';
+        set[set_count++] = (setting_t){"UCX_NET_DEVICES", devices_text};
     }
 
     size_t inherited = 0;

@@ -1,5 +1,6 @@
 /*
- * launch_netif.c - the rendezvous address of a multi-host job.
+ * launch_netif.c - the rendezvous address of a multi-host job, and the
+ * interface a host reaches it through.
  * Layer: launcher.  See launch_netif.h.  Node agent start-up only.
  */
 #include "launch_netif.h"
@@ -20,31 +21,62 @@ static int is_loopback(struct in_addr a)
     return (ntohl(a.s_addr) >> 24) == 127;
 }
 
+/* Calls visit(entry, arg) for each entry of the interface list until one
+ * returns non-zero: that value, 0 if none did, -1 if the list cannot be
+ * read. */
+static int walk_interfaces(int (*visit)(const struct ifaddrs *, void *),
+                           void *arg)
+{
+    struct ifaddrs *list;
+    if (getifaddrs(&list) != 0)
+        return -1;
+    int result = 0;
+    for (struct ifaddrs *i = list; i && !result; i = i->ifa_next)
+        result = visit(i, arg);
+    freeifaddrs(list);
+    return result;
+}
+
+/* 1 and *a when the entry is an IPv4 address. */
+static int ipv4_of(const struct ifaddrs *i, struct in_addr *a)
+{
+    if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET)
+        return 0;
+    *a = ((const struct sockaddr_in *)i->ifa_addr)->sin_addr;
+    return 1;
+}
+
+typedef struct lookup {
+    const char *name;      /* from_interface: the interface asked for */
+    struct in_addr want;   /* interface_holding: the address */
+    char *out;             /* the address or the name found */
+    size_t out_len;
+    int exists;            /* from_interface: the name was seen */
+} lookup_t;
+
+static int visit_named(const struct ifaddrs *i, void *arg)
+{
+    lookup_t *l = arg;
+    struct in_addr a;
+    if (strcmp(i->ifa_name, l->name) != 0)
+        return 0;
+    l->exists = 1;
+    return ipv4_of(i, &a) &&
+           inet_ntop(AF_INET, &a, l->out, (socklen_t)l->out_len) != NULL;
+}
+
 static dsm_status_t from_interface(const char *name, char *addr,
                                    size_t addr_len, char *why,
                                    size_t why_len)
 {
-    struct ifaddrs *list;
-    if (getifaddrs(&list) != 0) {
+    lookup_t l = {.name = name, .out = addr, .out_len = addr_len};
+    int found = walk_interfaces(visit_named, &l);
+    if (found < 0)
         snprintf(why, why_len, "cannot list the network interfaces");
-        return DSM_ERR_INVALID;
-    }
-    int found = 0, exists = 0;
-    for (struct ifaddrs *i = list; i && !found; i = i->ifa_next) {
-        if (strcmp(i->ifa_name, name) != 0)
-            continue;
-        exists = 1;
-        if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET)
-            continue;
-        struct sockaddr_in *in = (struct sockaddr_in *)i->ifa_addr;
-        found = inet_ntop(AF_INET, &in->sin_addr, addr,
-                          (socklen_t)addr_len) != NULL;
-    }
-    freeifaddrs(list);
-    if (!found)
+    else if (!found)
         snprintf(why, why_len, "interface '%s' %s", name,
-                 exists ? "has no IPv4 address" : "does not exist");
-    return found ? DSM_OK : DSM_ERR_INVALID;
+                 l.exists ? "has no IPv4 address" : "does not exist");
+    return found > 0 ? DSM_OK : DSM_ERR_INVALID;
 }
 
 /* The source address the kernel would use towards `host`: a UDP connect
@@ -73,22 +105,18 @@ static int route_source(const char *host, char *addr, size_t addr_len)
     return ok;
 }
 
+static int visit_non_loopback(const struct ifaddrs *i, void *arg)
+{
+    lookup_t *l = arg;
+    struct in_addr a;
+    return ipv4_of(i, &a) && (i->ifa_flags & IFF_UP) && !is_loopback(a) &&
+           inet_ntop(AF_INET, &a, l->out, (socklen_t)l->out_len) != NULL;
+}
+
 static int first_non_loopback(char *addr, size_t addr_len)
 {
-    struct ifaddrs *list;
-    if (getifaddrs(&list) != 0)
-        return 0;
-    int found = 0;
-    for (struct ifaddrs *i = list; i && !found; i = i->ifa_next) {
-        if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET ||
-            !(i->ifa_flags & IFF_UP))
-            continue;
-        struct in_addr a = ((struct sockaddr_in *)i->ifa_addr)->sin_addr;
-        if (!is_loopback(a))
-            found = inet_ntop(AF_INET, &a, addr, (socklen_t)addr_len) != NULL;
-    }
-    freeifaddrs(list);
-    return found;
+    lookup_t l = {.out = addr, .out_len = addr_len};
+    return walk_interfaces(visit_non_loopback, &l) > 0;
 }
 
 dsm_status_t dsm_launch_pick_address(const char *interface,
@@ -112,5 +140,46 @@ dsm_status_t dsm_launch_pick_address(const char *interface,
     if (first_non_loopback(addr, addr_len))
         return DSM_OK;
     snprintf(addr, addr_len, "127.0.0.1");
+    return DSM_OK;
+}
+
+static int visit_holding(const struct ifaddrs *i, void *arg)
+{
+    lookup_t *l = arg;
+    struct in_addr a;
+    if (!ipv4_of(i, &a) || a.s_addr != l->want.s_addr)
+        return 0;
+    /* an alias label ("eth0:1") names the device before the colon */
+    size_t len = strcspn(i->ifa_name, ":");
+    if (len >= l->out_len)
+        return 0;
+    memcpy(l->out, i->ifa_name, len);
+    l->out[len] = '\0';
+    return 1;
+}
+
+/* The interface that holds IPv4 address `a`. */
+static int interface_holding(struct in_addr a, char *name, size_t name_len)
+{
+    lookup_t l = {.want = a, .out = name, .out_len = name_len};
+    return walk_interfaces(visit_holding, &l) > 0;
+}
+
+dsm_status_t dsm_launch_interface_towards(const char *host, char *name,
+                                          size_t name_len, char *why,
+                                          size_t why_len)
+{
+    char addr[INET_ADDRSTRLEN];
+    struct in_addr a;
+    if (!route_source(host, addr, sizeof addr) ||
+        inet_pton(AF_INET, addr, &a) != 1) {
+        snprintf(why, why_len, "no route to node 0's address %s", host);
+        return DSM_ERR_INVALID;
+    }
+    if (!interface_holding(a, name, name_len)) {
+        snprintf(why, why_len, "no interface holds %s, the address towards "
+                 "node 0's %s", addr, host);
+        return DSM_ERR_INVALID;
+    }
     return DSM_OK;
 }

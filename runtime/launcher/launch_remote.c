@@ -84,14 +84,17 @@ static int in_list(const char *entry, const char *list)
     return 0;
 }
 
-/* The variables remote nodes get (doc/usage.md, "Across hosts"). */
+/* The variables remote nodes get (doc/usage.md, "Across hosts").  The
+ * sanitizer runtimes' options are among them: a program built with
+ * -fsanitize reads them before main, on every host alike. */
 static int is_passed(const char *entry, const dsm_launch_options_t *o)
 {
     static const char *const prefixes[] = {"DSM_", "OMP_", "KMP_", "UCX_",
                                            "LC_"};
     static const char *const names[] = {"PATH", "LD_LIBRARY_PATH", "HOME",
                                         "USER", "LOGNAME", "LANG", "TZ",
-                                        "TMPDIR"};
+                                        "TMPDIR", "ASAN_OPTIONS",
+                                        "UBSAN_OPTIONS", "LSAN_OPTIONS"};
     /* the agent sets these, and the token travels in its own record */
     static const char *const never[] = {"DSM_TOKEN", "DSM_TOKEN_FILE",
                                         "DSM_RANK", "DSM_SIZE",

@@ -2,7 +2,9 @@
 # hosts_test.sh CASE - dsmrun across hosts: network namespaces joined by a
 # bridge (netns.sh), nodes started over ssh or by srun, UCX forced onto TCP.
 # Environment (from meson): DSMRUN, OMP_REDUCTION, JACOBI (OpenMP programs
-# built by dsmcc that check their own answers), SRCDIR.
+# built by dsmcc that check their own answers), NODE_ECHO (a node program
+# without the runtime), NODE_FAILURE (a DSM program that puts its nodes in
+# known states), BOARD_PROBE (reads an activity board).
 # Exit: 0 pass, 1 fail, 77 skip (no root, a package missing).
 set -u
 . "$(dirname "$0")/netns.sh"
@@ -39,6 +41,16 @@ expect_nothing_left() {
   fail "processes left after the job: $left"
 }
 
+# no_sanitizer_report FILE: in a sanitizer build, nodes on other hosts
+# get the test setup's ASAN_OPTIONS and UBSAN_OPTIONS through dsmrun and
+# halt on a finding; node agents started by sshd run with the sanitizers'
+# defaults, under which a UBSan finding only prints.  So the job's output
+# must hold no report at all.
+no_sanitizer_report() {
+  ! grep -Eq 'runtime error:|ERROR: (Address|Leak|UndefinedBehavior)Sanitizer|SUMMARY: [A-Za-z]*Sanitizer' "$1" ||
+    { cat "$1"; fail "a sanitizer report in the job's output"; }
+}
+
 hostlist() {   # hostlist N: the first N hosts' addresses, comma-separated
   local i list=
   for ((i = 1; i <= $1; i++)); do list+=${list:+,}${HOSTS_ADDR[$i]}; done
@@ -60,6 +72,7 @@ run_ok() {
   fi
   local status=$?
   [ $status -eq 0 ] || { cat "$out"; fail "job on $n hosts by $how exited $status"; }
+  no_sanitizer_report "$out"
   check_tcp "$out" "$n"
   expect_nothing_left
 }
@@ -126,15 +139,88 @@ kill_node_case() {
     grep -q -- --node-agent /proc/$pid/cmdline || dsmrun_pid=$pid
   done
   [ -n "$dsmrun_pid" ] || fail "no dsmrun process"
-  local victim
+  local victim devices
   victim=$(hosts_procs 2 "$(basename "$JACOBI" | cut -c1-15)")
+  # its agent restricted UCX to the interface towards node 0 (ssh_ucx_listeners)
+  devices=$(tr '\0' '\n' < /proc/$victim/environ | sed -n 's/^UCX_NET_DEVICES=//p')
+  [ "${devices%%,*}" = eth0 ] || fail "the node has UCX_NET_DEVICES='$devices', not eth0"
   kill -9 $victim
   expect_gone_within_5s "$dsmrun_pid" "node on host 2 killed"
   wait "$launcher"
   local status=$?
   [ $status -ne 0 ] || fail "the job exited 0 after a node was killed"
   grep -q "node 1" "$out" || { cat "$out"; fail "the failed node is not named"; }
+  # its agent names what it was doing, read from the board on its host
+  grep -Eq "node 1 on host [^:]*: pid $victim killed by signal 9 \(Killed\) while [a-z]" "$out" ||
+    { cat "$out"; fail "the agent does not say what the killed node was doing"; }
+  no_sanitizer_report "$out"
   cat "$out"
+}
+
+# job_listeners I: "ADDRESS PROCESS" for every listening TCP socket in
+# host I other than the daemons' (a socket nobody holds counts, as "?").
+job_listeners() {
+  hosts_run "$1" ss -ltnpH | awk '{
+      addr = $4; sub(/:[^:]*$/, "", addr); gsub(/[][]/, "", addr)
+      name = "?"
+      if (match($0, /users:\(\("[^"]*"/)) name = substr($0, RSTART + 9, RLENGTH - 10)
+      print addr, name }' |
+    grep -vE ' (sshd|munged|slurmctld|slurmd|slurmstepd)$'
+}
+
+# wait_text FILE PATTERN COUNT: COUNT lines of FILE match PATTERN (10 s).
+wait_text() {
+  local t
+  for ((t = 0; t < 100; t++)); do
+    [ "$(grep -c -- "$2" "$1")" -ge "$3" ] && return 0
+    sleep 0.1
+  done
+  cat "$1"
+  fail "'$2' did not appear $3 times"
+}
+
+# listeners_case DEVICES: a 2-host job (Jacobi, UCX_TLS=tcp) with
+# UCX_NET_DEVICES left to dsmrun (DEVICES=dsmrun) or set by the user;
+# once every node is wired up (UCX has opened every interface it will),
+# each node's UCX_NET_DEVICES and every listener of the job in each host.
+# Prints the listeners; sets OTHER_LISTENERS (those not on the host's eth0
+# address) and NODE_LISTENERS (those of the nodes).
+listeners_case() {
+  local devices=$1 prog i node value expected
+  prog=$(basename "$JACOBI" | cut -c1-15)
+  if [ "$devices" = dsmrun ]; then
+    # eth0 and commas up to DSM_LAUNCH_NET_DEVICES_WIDTH (launch_env.h)
+    expected=eth0$(printf "%$((127 - 4))s" '' | tr ' ' ,)
+    env -u UCX_NET_DEVICES DSM_LOG_LEVEL=debug ip netns exec "${HOSTS_NS[1]}" \
+      "$DSMRUN" --hosts "$(hostlist 2)" "$JACOBI" -n 300 -k 1000000 \
+      > "$HOSTS_TMP/out" 2>&1 &
+  else
+    expected=$devices
+    UCX_NET_DEVICES=$devices DSM_LOG_LEVEL=debug ip netns exec "${HOSTS_NS[1]}" \
+      "$DSMRUN" --hosts "$(hostlist 2)" "$JACOBI" -n 300 -k 1000000 \
+      > "$HOSTS_TMP/out" 2>&1 &
+  fi
+  local launcher=$!
+  wait_running 2 "$prog"
+  wait_text "$HOSTS_TMP/out" 'transport up: node' 2
+  OTHER_LISTENERS=0
+  NODE_LISTENERS=0
+  for ((i = 1; i <= 2; i++)); do
+    node=$(hosts_procs "$i" "$prog")
+    value=$(tr '\0' '\n' < /proc/$node/environ | sed -n 's/^UCX_NET_DEVICES=//p')
+    [ "$value" = "$expected" ] ||
+      fail "host $i: the node has UCX_NET_DEVICES='$value', not '$expected'"
+    job_listeners "$i" > "$HOSTS_TMP/listeners"
+    echo "host $i, UCX_NET_DEVICES by $devices: listeners" $(sort "$HOSTS_TMP/listeners" | uniq -c)
+    OTHER_LISTENERS=$((OTHER_LISTENERS +
+      $(awk -v a="${HOSTS_ADDR[$i]}" '$1 != a' "$HOSTS_TMP/listeners" | wc -l)))
+    NODE_LISTENERS=$((NODE_LISTENERS +
+      $(awk -v p="$prog" '$2 == p' "$HOSTS_TMP/listeners" | wc -l)))
+  done
+  kill -INT "$launcher"
+  expect_gone_within_5s "$launcher" "SIGINT to dsmrun"
+  wait "$launcher"
+  no_sanitizer_report "$HOSTS_TMP/out"
 }
 
 # bad_input EXPECTED-TEXT ARGS...: dsmrun (run in host 1) fails with one
@@ -151,6 +237,7 @@ bad_input() {
   local lines
   lines=$(grep -c '^dsmrun: ' "$out")
   [ "$lines" -le 2 ] || { cat "$out"; fail "'$*': $lines messages, not one error"; }
+  no_sanitizer_report "$out"
   echo "ok: $expected ($(grep '^dsmrun: ' "$out" | head -1))"
   expect_nothing_left
 }
@@ -168,10 +255,12 @@ case $CASE in
       "$OMP_REDUCTION" > "$HOSTS_TMP/out" 2>&1 || { cat "$HOSTS_TMP/out"; fail "--interface eth0"; }
     grep -q "rendezvous ${HOSTS_ADDR[1]}:" "$HOSTS_TMP/out" ||
       { cat "$HOSTS_TMP/out"; fail "--interface eth0: rendezvous not on eth0"; }
+    no_sanitizer_report "$HOSTS_TMP/out"
     DSM_INTERFACE=lo hosts_run 1 "$DSMRUN" -v --hosts "${HOSTS_ADDR[1]}" \
       "$OMP_REDUCTION" > "$HOSTS_TMP/out" 2>&1 || { cat "$HOSTS_TMP/out"; fail "DSM_INTERFACE=lo"; }
     grep -q "rendezvous 127.0.0.1:" "$HOSTS_TMP/out" ||
       { cat "$HOSTS_TMP/out"; fail "DSM_INTERFACE=lo: rendezvous not on lo"; }
+    no_sanitizer_report "$HOSTS_TMP/out"
     expect_nothing_left
     ;;
   ssh_3_hosts)
@@ -186,6 +275,7 @@ case $CASE in
       { cat "$HOSTS_TMP/out"; fail "hostfile job failed"; }
     grep -q 'transport up: node 2 of 3' "$HOSTS_TMP/out" ||
       { cat "$HOSTS_TMP/out"; fail "hostfile slots not used"; }
+    no_sanitizer_report "$HOSTS_TMP/out"
     expect_nothing_left
     ;;
   ssh_kill_node)
@@ -223,6 +313,7 @@ case $CASE in
     hosts_run 1 "$DSMRUN" --hosts "$(hostlist 3)" "$NODE_ECHO" report \
       > "$HOSTS_TMP/out" 2>&1 || { cat "$HOSTS_TMP/out"; fail "report job failed"; }
     cat "$HOSTS_TMP/out"
+    no_sanitizer_report "$HOSTS_TMP/out"
     [ "$(grep -c '^node .* token ok aslr off layout' "$HOSTS_TMP/out")" -eq 3 ] ||
       fail "not every node reported token ok, aslr off"
     [ "$(sed -n 's/.* layout \([^ ]*\) .*/\1/p' "$HOSTS_TMP/out" | sort -u | wc -l)" -eq 1 ] ||
@@ -245,6 +336,107 @@ case $CASE in
     wait "$launcher"
     status=$?
     [ $status -eq 130 ] || { cat "$HOSTS_TMP/out"; fail "exit status $status after SIGINT, not 130"; }
+    no_sanitizer_report "$HOSTS_TMP/out"
+    ;;
+  ssh_environment)
+    hosts_create 2
+    hosts_start_sshd
+    # The sanitizer runtimes' options reach remote nodes as the DSM_* ones
+    # do: those of the sanitizer test setup, else stand-ins with the
+    # runtimes' default values (ignored by a program built without them).
+    export ASAN_OPTIONS=${ASAN_OPTIONS:-verbosity=0}
+    export UBSAN_OPTIONS=${UBSAN_OPTIONS:-verbosity=0}
+    export LSAN_OPTIONS=${LSAN_OPTIONS:-verbosity=0}
+    # -x and DSM_PASS_ENV add names; anything else stays behind
+    HOSTS_X_OPTION=one HOSTS_X_LIST=two HOSTS_X_NOT=three \
+      DSM_PASS_ENV=HOSTS_X_LIST ip netns exec "${HOSTS_NS[1]}" "$DSMRUN" \
+      -x HOSTS_X_OPTION --hosts "$(hostlist 2)" "$NODE_ECHO" block \
+      > "$HOSTS_TMP/out" 2>&1 &
+    launcher=$!
+    wait_running 2 node_echo
+    for i in 1 2; do
+      node=$(hosts_procs "$i" node_echo)
+      tr '\0' '\n' < /proc/$node/environ > "$HOSTS_TMP/environ.$i"
+      for expected in "ASAN_OPTIONS=$ASAN_OPTIONS" "UBSAN_OPTIONS=$UBSAN_OPTIONS" \
+          "LSAN_OPTIONS=$LSAN_OPTIONS" HOSTS_X_OPTION=one HOSTS_X_LIST=two; do
+        grep -qxF -- "$expected" "$HOSTS_TMP/environ.$i" ||
+          { cat "$HOSTS_TMP/environ.$i"; fail "host $i: the node's environment lacks $expected"; }
+      done
+      ! grep -q '^HOSTS_X_NOT=' "$HOSTS_TMP/environ.$i" ||
+        fail "host $i: a variable neither listed nor named with -x reached the node"
+    done
+    echo "both nodes have the sanitizer options, the -x and the DSM_PASS_ENV variable, and not the other"
+    kill -INT "$launcher"
+    expect_gone_within_5s "$launcher" "SIGINT to dsmrun"
+    wait "$launcher"
+    no_sanitizer_report "$HOSTS_TMP/out"
+    ;;
+  ssh_ucx_listeners)
+    hosts_create 2
+    hosts_add_interface aux0 10.78.0   # a third address UCX could listen on
+    hosts_start_sshd
+    command -v ss >/dev/null || hosts_skip "ss (iproute2) is not installed"
+    # dsmrun restricts UCX to the rendezvous interface: no listener of the
+    # job anywhere else (neither 127.0.0.1 nor aux0)
+    listeners_case dsmrun
+    [ "$NODE_LISTENERS" -gt 0 ] || fail "no UCX listener seen: the check saw nothing"
+    [ "$OTHER_LISTENERS" -eq 0 ] ||
+      fail "$OTHER_LISTENERS listeners of the job on another address than eth0's"
+    # the user's choice wins, and then UCX listens elsewhere too (which
+    # shows that the check above can see it).  Not "all": UCX would also
+    # use aux0, which leads nowhere, and the wire-up would fail ("No route
+    # to host"), as it does without dsmrun's restriction.
+    listeners_case eth0,lo
+    [ "$OTHER_LISTENERS" -gt 0 ] ||
+      fail "UCX_NET_DEVICES=eth0,lo: no listener outside eth0; the check cannot fail"
+    # the right answer over TCP, restricted
+    run_ok 2 ssh "$JACOBI" -n 61 -k 23 -c
+    # shared memory is not among the devices UCX_NET_DEVICES restricts: with
+    # UCX free to choose, nodes of one machine still take it
+    env -u UCX_TLS DSM_LOG_LEVEL=debug ip netns exec "${HOSTS_NS[1]}" \
+      "$DSMRUN" --hosts "$(hostlist 2)" "$JACOBI" -n 61 -k 23 -c \
+      > "$HOSTS_TMP/out" 2>&1 || { cat "$HOSTS_TMP/out"; fail "the job without UCX_TLS failed"; }
+    no_sanitizer_report "$HOSTS_TMP/out"
+    grep -Eq 'lane\[[0-9]+\]: +[0-9]+:(posix|sysv|cma)/memory' "$HOSTS_TMP/out" ||
+      { cat "$HOSTS_TMP/out"; fail "no shared-memory lane: UCX_NET_DEVICES removed shared memory"; }
+    echo "without UCX_TLS: shared-memory lanes" \
+      $(grep -Eo '[0-9]+:(posix|sysv|cma)/memory' "$HOSTS_TMP/out" | sed 's/^[0-9]*://' | sort | uniq -c)
+    expect_nothing_left
+    ;;
+  ssh_kill_in_barrier)
+    hosts_create 3
+    hosts_start_sshd
+    # node 0 computes for ever, nodes 1 and 2 wait in a barrier
+    hosts_run 1 "$DSMRUN" --hosts "$(hostlist 3)" "$NODE_FAILURE" barrier \
+      > "$HOSTS_TMP/out" 2>&1 &
+    launcher=$!
+    wait_running 3 node_failure
+    dsmrun_pid=
+    for pid in $(hosts_procs 1 dsmrun); do
+      grep -q -- --node-agent /proc/$pid/cmdline || dsmrun_pid=$pid
+    done
+    [ -n "$dsmrun_pid" ] || fail "no dsmrun process"
+    agent=$(hosts_procs 2 dsmrun)
+    # the kill lands in the state under test: node 1's board on host 2,
+    # read through its agent's descriptor, says it waits in the barrier
+    waiting="waiting for the barrier departure from node 0"
+    for ((t = 0; t < 100; t++)); do
+      state=$("$BOARD_PROBE" "$agent" 1) ||
+        fail "the agent on host 2 (pid $agent) holds no activity board"
+      [ "$state" = "$waiting" ] && break
+      sleep 0.1
+    done
+    [ "$state" = "$waiting" ] || fail "node 1 never waited in the barrier (last: '$state')"
+    victim=$(hosts_procs 2 node_failure)
+    kill -9 "$victim"
+    expect_gone_within_5s "$dsmrun_pid" "node 1 on host 2 killed in a barrier"
+    wait "$launcher"
+    status=$?
+    cat "$HOSTS_TMP/out"
+    [ $status -ne 0 ] || fail "the job exited 0 after a node was killed"
+    grep -qF "node 1 on host ${HOSTS_ADDR[2]}: pid $victim killed by signal 9 (Killed) while $waiting" \
+      "$HOSTS_TMP/out" || fail "dsmrun's output does not say what node 1 was doing"
+    no_sanitizer_report "$HOSTS_TMP/out"
     ;;
   ssh_bad_input)
     hosts_create 2
@@ -262,6 +454,12 @@ case $CASE in
       "$OMP_REDUCTION"
     bad_input "interface 'nosuch0' does not exist" "$DSMRUN" --interface nosuch0 \
       --hosts "$(hostlist 2)" "$OMP_REDUCTION"
+    # node 0 on an interface host 2 has no route to: host 2's agent cannot
+    # find its interface towards node 0 (UCX_NET_DEVICES) and says so
+    hosts_add_interface aux0 10.78.0
+    ip -n "${HOSTS_NS[2]}" addr flush dev aux0
+    bad_input "node 1 on host ${HOSTS_ADDR[2]}: no route to node 0's address 10.78.0.1" \
+      "$DSMRUN" --interface aux0 --hosts "$(hostlist 2)" "$OMP_REDUCTION"
     ;;
   slurm_2_hosts|slurm_3_hosts)
     n=${CASE:6:1}

@@ -8,6 +8,10 @@
 #   hosts_require_root              skip (exit 77) unless root with ip netns
 #   hosts_create N                  namespaces $HOSTS_NS[1..N], addresses
 #                                   $HOSTS_ADDR[1..N]; cleanup on exit
+#   hosts_add_interface NAME NET    a second interface NAME in each host,
+#                                   address NET.I (a veth pair whose other
+#                                   end stays in the bridge's namespace,
+#                                   unbridged): $HOSTS_AUX_ADDR[1..N]
 #   hosts_start_sshd                an sshd in each; sets DSM_SSH
 #   hosts_start_slurm               munge + slurmctld + slurmds; sets
 #                                   HOSTS_SLURM_ENV (env ... prefix)
@@ -27,6 +31,7 @@ HOSTS_SW=
 HOSTS_NS=()
 HOSTS_ADDR=()
 HOSTS_DAEMON_PIDS=()
+HOSTS_AUX_ADDR=()
 
 hosts_skip() {
   echo "SKIP: $*"
@@ -84,6 +89,21 @@ hosts_create() {
     ip -n "$ns" addr add "10.77.0.$i/24" dev eth0
     ip -n "$ns" link set eth0 up
     ip -n "$ns" link set lo up
+  done
+}
+
+# hosts_add_interface NAME NET: e.g. aux0 10.78.0 gives host I the
+# address 10.78.0.I/24 on an interface of its own, up and running, that
+# leads nowhere (its peer is not on the bridge).
+hosts_add_interface() {
+  local name=$1 net=$2 i
+  for ((i = 1; i <= HOSTS_COUNT; i++)); do
+    ip -n "$HOSTS_SW" link add "x$i" type veth peer name "$name" \
+      netns "${HOSTS_NS[$i]}" || hosts_skip "no veth support"
+    ip -n "$HOSTS_SW" link set "x$i" up
+    ip -n "${HOSTS_NS[$i]}" addr add "$net.$i/24" dev "$name"
+    ip -n "${HOSTS_NS[$i]}" link set "$name" up
+    HOSTS_AUX_ADDR[$i]=$net.$i
   done
 }
 
