@@ -12,7 +12,8 @@
  * Waiting: right after a region the node's main thread drives transport
  * progress itself for a short while (fj.mail_poll_ns): a program that
  * forks again soon - a region in a loop - is then answered at once
- * instead of after the progress thread's next wake-up.  Then it sleeps on
+ * instead of after the progress thread's next wake-up.  After 5 us it
+ * yields the CPU at every clock read, like the transport's waits.  Then it sleeps on
  * the futex the handler wakes (with a progress thread, DSM_PROGRESS_THREAD=1,
  * the default), or keeps driving progress (without one).  Before it
  * sleeps it tells the transport (dsm_tp_idle), whose progress thread would
@@ -38,6 +39,14 @@
 #include "transport.h"
 
 #define CLOCK_EVERY 64u
+/* Polling longer than this yields the CPU at each clock read, as every
+ * wait in the transport does (tp_progress.c, the same bound): node 0 may
+ * be waiting for this very CPU.  With more runnable threads than CPUs (a
+ * loaded machine, or a wake-up that put a node on its waker's CPU), a
+ * node that polled for the next FORK without yielding kept node 0 off the
+ * CPU for a whole time slice, about 1 ms per region, until the scheduler
+ * moved one of them. */
+#define YIELD_AFTER_NS 5000u
 
 static _Atomic uint32_t posted, taken;
 static fj_fork_msg_t pending_fork;
@@ -117,12 +126,17 @@ static int take_one(fj_fork_msg_t *fork, int *status)
     dsm_activity_wait_begin(&saved, "the next parallel region", 0);
     /* the clock is read every CLOCK_EVERY rounds: a read costs as much as
      * a round of polling */
-    uint64_t until = dsm_now_ns() + fj.mail_poll_ns;
+    uint64_t start = dsm_now_ns(), until = start + fj.mail_poll_ns;
     for (unsigned round = 1; !arrived(seen); round++) {
         if (!dsm_tp_progress())
             fj_cpu_relax();
-        if (round % CLOCK_EVERY == 0 && dsm_now_ns() >= until)
-            break;
+        if (round % CLOCK_EVERY == 0) {
+            uint64_t now = dsm_now_ns();
+            if (now >= until)
+                break;
+            if (now - start > YIELD_AFTER_NS)
+                sched_yield();
+        }
     }
     if (dsm_config()->progress_thread) {
         if (!arrived(seen))

@@ -15,7 +15,11 @@
  *
  * A long wait (more than LONG_WAIT_NS) yields the CPU at each clock check:
  * with more processes than cores, the peer that must answer may be
- * waiting for this very CPU (4 nodes on 2 cores ran 12x faster).  When the
+ * waiting for this very CPU (4 nodes on 2 cores ran 12x faster).  5 us:
+ * with one busy process beside 2 nodes on 2 cores, a region in a loop
+ * took 19-20 us at 3-5 us, 32 us at 10 us and 30-50 us at 50 us (with
+ * many regions of 100+ us); yielding at 1 us let the other process take
+ * over (50-400 us).  On an idle CPU a yield returns at once.  When the
  * last polling thread ends a wait longer than the progress thread's
  * parking period (a barrier, a contended lock), it wakes the parked
  * progress thread, so that the node is served at once while it computes.
@@ -53,7 +57,7 @@
 
 #define CHECK_EVERY 256u              /* rounds between clock reads */
 #define SOCKET_CHECK_NS 1000000ull    /* without a progress thread */
-#define LONG_WAIT_NS 50000ull         /* then yield the CPU at each check */
+#define LONG_WAIT_NS 5000ull          /* then yield the CPU at each check */
 #define HANDOVER_AFTER_NS 1000000ull  /* then wake the parked progress thread */
 #define UCX_QUIET_EVERY 256u          /* rounds between looks at a quiet worker */
 
