@@ -21,6 +21,9 @@ enum { NSIGNALS = 2 };
 static const int fault_signals[NSIGNALS] = {SIGSEGV, SIGBUS};
 static struct sigaction libsigsegv_action[NSIGNALS];   /* libsigsegv's */
 static struct sigaction program_action[NSIGNALS];      /* the program's */
+/* libsigsegv installed a handler for the signal (not for SIGBUS on Linux:
+ * there libsigsegv_action is the program's own) */
+static int libsigsegv_takes[NSIGNALS];
 static volatile int installed;
 
 /* Per-thread state handed from the front handler to the libsigsegv callback.
@@ -155,13 +158,16 @@ static void front_handler(int sig, siginfo_t *info, void *ctx)
         end_on_sent_signal(sig, info);
         return;
     }
-    const struct sigaction *la = &libsigsegv_action[signal_index(sig)];
-    if (la->sa_flags & SA_SIGINFO)
+    int i = signal_index(sig);
+    const struct sigaction *la = &libsigsegv_action[i];
+    if (!libsigsegv_takes[i])
+        crash_path(sig, info->si_addr);
+    else if (la->sa_flags & SA_SIGINFO)
         la->sa_sigaction(sig, info, ctx);
     else if (la->sa_handler != SIG_DFL && la->sa_handler != SIG_IGN)
         la->sa_handler(sig);
-    else   /* libsigsegv does not take this signal (SIGBUS on Linux) */
-        crash_path(sig, info->si_addr);
+    else
+        take_default_action(sig);   /* libsigsegv gave up: default action */
 }
 
 static struct sigaction front_action(void)
@@ -202,13 +208,16 @@ dsm_status_t dsm_sys_fault_install(dsm_fault_handler_t handler)
         return DSM_ERR_IO;
     }
     struct sigaction front = front_action();
-    for (int i = 0; i < NSIGNALS; i++)
+    for (int i = 0; i < NSIGNALS; i++) {
         if (sigaction(fault_signals[i], &front, &libsigsegv_action[i]) != 0) {
             for (int j = 0; j < i; j++)
                 sigaction(fault_signals[j], &libsigsegv_action[j], NULL);
             sigsegv_deinstall_handler();
             return DSM_ERR_IO;
         }
+        libsigsegv_takes[i] = libsigsegv_action[i].sa_sigaction !=
+                              program_action[i].sa_sigaction;
+    }
     installed = 1;
     return DSM_OK;
 }
