@@ -279,6 +279,31 @@ void coh_join_finish(void)
     }
 }
 
+size_t coh_join_embed(void *out, size_t cap)
+{
+    if (departure_held && depart_len <= cap) {
+        memcpy(out, depart_buf, depart_len);
+        departure_held = 0;
+        return depart_len;
+    }
+    coh_join_finish();
+    return 0;
+}
+
+void coh_join_finish_with(const void *depart, size_t len)
+{
+    if (!len) {
+        coh_join_finish();
+        return;
+    }
+    if (!departure_due)
+        dsm_fatal("a departure from node 0 this node did not arrive for");
+    departure_due = 0;
+    coh_wire_depart_t d = apply_depart(depart, len);
+    epoch++;
+    apply_moves(&d);
+}
+
 void coh_barrier_global(void)
 {
     coh_protocol_lock();

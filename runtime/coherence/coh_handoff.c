@@ -13,8 +13,9 @@
  * invalidates every page instead.
  *
  * After a one-way join (dsm_coh_join) the handoff also completes it: the
- * export first sends node 0's held departure, the import first waits for
- * and applies it (coh_join_finish), then the handoff's own notices.
+ * export carries node 0's held departure after its records when it fits
+ * (else sends it first as its own message), and the import applies it
+ * first (or waits for it), then the handoff's own notices.
  *
  * Layer: coherence.  Entry points: dsm_coh_handoff_export,
  * dsm_coh_handoff_import (coherence.h).  Application threads, outside the
@@ -43,17 +44,19 @@ static void export_body(void *arg)
     handoff_call_t *c = arg;
     char *out = c->buf;
     coh_protocol_lock();
-    coh_join_finish();
     coh_release();
     int me = coh.rank;
-    coh_msg_handoff_t hdr = {(uint32_t)me, coh.vc[me], 0, 0};
+    coh_msg_handoff_t hdr = {(uint32_t)me, coh.vc[me], 0, 0, 0, 0};
     int overflow;
     size_t len = coh_own_records(out + sizeof hdr, c->cap - sizeof hdr,
                                  &hdr.nrecords, &overflow);
-    coh_protocol_unlock();
     hdr.overflow = (uint32_t)overflow;
+    /* a departure held since the last join goes along when it fits */
+    hdr.depart_len = (uint32_t)coh_join_embed(out + sizeof hdr + len,
+                                              c->cap - sizeof hdr - len);
+    coh_protocol_unlock();
     memcpy(out, &hdr, sizeof hdr);
-    c->len = sizeof hdr + len;
+    c->len = sizeof hdr + len + hdr.depart_len;
     c->status = DSM_OK;
 }
 
@@ -84,7 +87,8 @@ static void import_body(void *arg)
         (int)h.hdr.creator != c->from || c->from == coh.rank)
         return;
     coh_protocol_lock();
-    coh_join_finish();
+    /* the join's departure first: in the handoff, or its own message */
+    coh_join_finish_with(h.depart, h.hdr.depart_len);
     if (h.hdr.overflow) {
         coh_invalidate_all();
     } else {

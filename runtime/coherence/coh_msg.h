@@ -62,13 +62,17 @@ typedef struct coh_msg_arrive {
 
 /* Handoff (a one-way release carried in another layer's message, e.g. a
  * fork): header, then nrecords records of the creator's intervals since
- * the last barrier.  overflow: they did not fit (or the log lost one);
- * the receiver invalidates every page instead. */
+ * the last barrier, then depart_len bytes of the departure of a one-way
+ * join the creator held (coh_msg_depart_t and what follows), if it fits.
+ * overflow: the records did not fit (or the log lost one); the receiver
+ * invalidates every page instead. */
 typedef struct coh_msg_handoff {
     uint32_t creator;
     uint32_t vc_creator;     /* the creator's intervals, all included */
     uint32_t overflow;
     uint32_t nrecords;
+    uint32_t depart_len;
+    uint32_t pad;
 } coh_msg_handoff_t;
 
 /* Barrier departure: header, the merged vector time (size entries), the

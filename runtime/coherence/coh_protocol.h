@@ -104,6 +104,12 @@ void coh_barrier_global(void);
  * global step, node 0 sends a departure it holds and the other nodes wait
  * for and apply one they are due. */
 void coh_join_finish(void);
+/* Node 0: copy a held departure into out if it fits in cap bytes (then it
+ * is no longer held; returns its length), else send it (returns 0).
+ * Other nodes: finish with the departure given (len > 0) instead of
+ * waiting for one. */
+size_t coh_join_embed(void *out, size_t cap);
+void coh_join_finish_with(const void *depart, size_t len);
 
 /* mmap helper for runtime tables (zeroed, MAP_NORESERVE). */
 void *coh_table_alloc(size_t bytes);

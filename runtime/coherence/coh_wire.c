@@ -85,9 +85,16 @@ dsm_status_t coh_wire_handoff(const void *msg, size_t len,
     if (!msg || len < sizeof h.hdr)
         return DSM_ERR_PROTOCOL;
     memcpy(&h.hdr, m, sizeof h.hdr);
+    if (h.hdr.depart_len > len - sizeof h.hdr)
+        return DSM_ERR_PROTOCOL;
     h.records = m + sizeof h.hdr;
-    h.records_len = len - sizeof h.hdr;
-    if (h.hdr.creator >= lim->nodes || h.hdr.overflow > 1 ||
+    h.records_len = len - sizeof h.hdr - h.hdr.depart_len;
+    h.depart = h.hdr.depart_len ? h.records + h.records_len : NULL;
+    coh_wire_depart_t d;
+    if (h.depart && coh_wire_depart(h.depart, h.hdr.depart_len, lim, &d) !=
+                        DSM_OK)
+        return DSM_ERR_PROTOCOL;
+    if (h.hdr.creator >= lim->nodes || h.hdr.overflow > 1 || h.hdr.pad ||
         (h.hdr.overflow && (h.hdr.nrecords || h.records_len)) ||
         coh_wire_records(h.records, h.records_len, h.hdr.nrecords, lim) !=
             DSM_OK)

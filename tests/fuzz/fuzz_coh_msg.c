@@ -2,7 +2,8 @@
  * fuzz_coh_msg.c - libFuzzer harness of the coherence protocol's message
  * decoders (runtime/coherence/coh_wire.c), which every node runs on what
  * other nodes send it: barrier arrivals and departures, diff messages,
- * share requests, lock and heap messages, and the handoff a FORK carries.
+ * share requests, lock and heap messages, and the handoff a FORK carries
+ * (with the departure of a one-way join inside).
  *
  * Input: one byte choosing the message kind, one giving the node count
  * (1..8), then the payload.  The sharable space has PAGES pages.  Checks,
@@ -135,7 +136,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         FUZZ_CHECK(h.hdr.creator < lim.nodes &&
                    h.records == msg + sizeof h.hdr &&
-                   h.records_len == len - sizeof h.hdr);
+                   h.records_len == len - sizeof h.hdr - h.hdr.depart_len);
+        if (h.hdr.depart_len) {
+            coh_wire_depart_t d;
+            FUZZ_CHECK(h.depart == h.records + h.records_len &&
+                       coh_wire_depart(h.depart, h.hdr.depart_len, &lim,
+                                       &d) == DSM_OK);
+        } else {
+            FUZZ_CHECK(h.depart == NULL);
+        }
         FUZZ_CHECK(!h.hdr.overflow || h.records_len == 0);
         check_records(h.records, h.records_len, h.hdr.nrecords, &lim);
         size_t pos = 0;
