@@ -433,30 +433,33 @@ static void check_omp_crash(const char *mode, const crash_t *c)
     }
 }
 
-/* Node 0's main returns to 0x58: its return address on the sharable main
- * stack was overwritten (outside any parallel region). */
+/* Thread `thread` of node `rank` returns to 0x58: its return address on
+ * its sharable stack was overwritten. */
+static void check_return_address(const char *mode, int rank, int thread)
+{
+    char once[128], said[64];
+    snprintf(once, sizeof once, "dsm[node %d]: segmentation fault at "
+             "address 0x58 (not a sharable page): the node ends with SIGSEGV",
+             rank);
+    snprintf(said, sizeof said, "node %d thread %d: stack is sharable", rank,
+             thread);
+    const crash_t c = {rank, SIGSEGV, once, said, "omp_crash"};
+    check_omp_crash(mode, &c);
+}
+
+/* Node 0's main, outside any parallel region, on the sharable main stack. */
 static void test_crash_return_serial(void **state)
 {
     (void)state;
-    const crash_t c = {
-        0, SIGSEGV,
-        "dsm[node 0]: segmentation fault at address 0x58 (not a sharable "
-        "page): the node ends with SIGSEGV",
-        "node 0 thread 0: stack is sharable", "omp_crash"};
-    check_omp_crash("return-serial", &c);
+    check_return_address("return-serial", 0, 0);
 }
 
-/* The same in thread 1 of node 1, inside a parallel region, on its team
- * stack from node 1's arena. */
+/* Thread 1 of node 1, inside a parallel region, on its team stack from
+ * node 1's arena. */
 static void test_crash_return_region(void **state)
 {
     (void)state;
-    const crash_t c = {
-        1, SIGSEGV,
-        "dsm[node 1]: segmentation fault at address 0x58 (not a sharable "
-        "page): the node ends with SIGSEGV",
-        "node 1 thread 1: stack is sharable", "omp_crash"};
-    check_omp_crash("return-region", &c);
+    check_return_address("return-region", 1, 1);
 }
 
 /* abort() in a region: the runtime sees no signal of its own; the core

@@ -213,16 +213,26 @@ static void test_rendezvous_listens_on_loopback_only(void **state)
     assert_int_equal(elsewhere, 0);
 }
 
-/* After the wire-up the rendezvous port is closed.  (UCX's TCP transport
- * has listeners of its own on every interface UCX_NET_DEVICES allows:
- * counted and printed; test_ucx_listens_on_loopback_only checks them.) */
-static void test_no_listener_after_wireup(void **state)
+typedef struct job_sockets {
+    unsigned port;             /* the rendezvous port dsmrun -v named */
+    int sockets;               /* sockets of the job's processes */
+    int on_port;               /* listening on the rendezvous port */
+    int loopback, elsewhere;   /* listening on any port: loopback, not */
+    char devices[3][256];      /* each node's UCX_NET_DEVICES */
+    char out[OUTPUT_MAX];
+} job_sockets_t;
+
+/* A 3-node job on this machine with extra_env: once every node is wired
+ * up, the sockets of its nodes and of dsmrun, and the nodes'
+ * UCX_NET_DEVICES; then the job ends (its output in j->out). */
+static void job_sockets(const char *const extra_env[], job_sockets_t *j)
 {
-    (void)state;
     const char *dsmrun = getenv("DSMRUN"), *node = getenv("NODE_FAILURE");
+    assert_non_null(dsmrun);
+    assert_non_null(node);
     const char *argv[] = {dsmrun, "-v", "-n", "3", node, "compute", NULL};
     dsm_harness_proc_t proc;
-    assert_int_equal(dsm_harness_spawn(argv, NULL, &proc), 0);
+    assert_int_equal(dsm_harness_spawn(argv, extra_env, &proc), 0);
     pid_t pids[3];
     unsigned long inodes[512];
     int count = 0;
@@ -231,22 +241,39 @@ static void test_no_listener_after_wireup(void **state)
                                                     START_TIMEOUT_S,
                                                     &pids[rank]), 0);
     const char *at = strstr(proc.out, " rendezvous 127.0.0.1:");
-    unsigned port = at ? (unsigned)atoi(at + strlen(" rendezvous 127.0.0.1:"))
-                       : 0;
-    for (int rank = 0; rank < 3; rank++)
+    j->port = at ? (unsigned)atoi(at + strlen(" rendezvous 127.0.0.1:")) : 0;
+    for (int rank = 0; rank < 3; rank++) {
         count += sockets_of(pids[rank], inodes + count, 128);
+        if (dsm_harness_proc_env(pids[rank], "UCX_NET_DEVICES",
+                                 j->devices[rank],
+                                 sizeof j->devices[rank]) != 0)
+            strcpy(j->devices[rank], "(not set)");
+    }
     count += sockets_of(proc.pid, inodes + count, 128);
-    int loopback, elsewhere, ucx_loopback, ucx_elsewhere;
-    count_listening(inodes, count, port, &loopback, &elsewhere);
-    count_listening(inodes, count, 0, &ucx_loopback, &ucx_elsewhere);
-    char out[OUTPUT_MAX];
-    end_job(&proc, out, sizeof out);
+    j->sockets = count;
+    int port_loopback, port_elsewhere;
+    count_listening(inodes, count, j->port, &port_loopback, &port_elsewhere);
+    j->on_port = port_loopback + port_elsewhere;
+    count_listening(inodes, count, 0, &j->loopback, &j->elsewhere);
+    end_job(&proc, j->out, sizeof j->out);
+}
+
+/* After the wire-up the rendezvous port is closed.  (UCX's TCP transport
+ * has listeners of its own on every interface UCX_NET_DEVICES allows:
+ * counted and printed; test_ucx_listens_on_loopback_only checks them.) */
+static void test_no_listener_after_wireup(void **state)
+{
+    (void)state;
+    job_sockets_t *j = malloc(sizeof *j);
+    assert_non_null(j);
+    job_sockets(NULL, j);
     printf("after wire-up: %d listening on the rendezvous port %u; %d other "
-           "listening sockets (UCX tcp) on 127.0.0.1, %d elsewhere\n",
-           loopback + elsewhere, port, ucx_loopback, ucx_elsewhere);
-    assert_true(port > 0);    /* control: dsmrun -v named the port */
-    assert_true(count > 0);   /* control: the nodes do have sockets */
-    assert_int_equal(loopback + elsewhere, 0);
+           "listening sockets (UCX tcp) on loopback, %d elsewhere\n",
+           j->on_port, j->port, j->loopback, j->elsewhere);
+    assert_true(j->port > 0);      /* control: dsmrun -v named the port */
+    assert_true(j->sockets > 0);   /* control: the nodes do have sockets */
+    assert_int_equal(j->on_port, 0);
+    free(j);
 }
 
 /* Whether this machine has an IPv4 address outside 127.0.0.0/8 on an
@@ -267,42 +294,6 @@ static int has_other_address(void)
     return found;
 }
 
-typedef struct listeners {
-    int loopback, elsewhere;   /* listening sockets of the job's processes */
-    char devices[3][256];      /* each node's UCX_NET_DEVICES */
-    char out[OUTPUT_MAX];
-} listeners_t;
-
-/* A 3-node job on this machine (DSM_LOG_LEVEL=debug, so that the nodes
- * say which lanes they took) with extra_env: once every node is wired up,
- * the listening TCP sockets of its nodes and of dsmrun. */
-static void job_listeners(const char *const extra_env[], listeners_t *l)
-{
-    const char *dsmrun = getenv("DSMRUN"), *node = getenv("NODE_FAILURE");
-    assert_non_null(dsmrun);
-    assert_non_null(node);
-    const char *argv[] = {dsmrun, "-n", "3", node, "compute", NULL};
-    dsm_harness_proc_t proc;
-    assert_int_equal(dsm_harness_spawn(argv, extra_env, &proc), 0);
-    pid_t pids[3];
-    unsigned long inodes[512];
-    int count = 0;
-    for (int rank = 0; rank < 3; rank++)
-        assert_int_equal(dsm_harness_await_node_pid(&proc, rank,
-                                                    START_TIMEOUT_S,
-                                                    &pids[rank]), 0);
-    for (int rank = 0; rank < 3; rank++) {
-        count += sockets_of(pids[rank], inodes + count, 128);
-        if (dsm_harness_proc_env(pids[rank], "UCX_NET_DEVICES",
-                                 l->devices[rank],
-                                 sizeof l->devices[rank]) != 0)
-            strcpy(l->devices[rank], "(not set)");
-    }
-    count += sockets_of(proc.pid, inodes + count, 128);
-    count_listening(inodes, count, 0, &l->loopback, &l->elsewhere);
-    end_job(&proc, l->out, sizeof l->out);
-}
-
 /* UCX's TCP transport listens on every network device it may use and
  * checks no token: dsmrun restricts a job on this machine to loopback
  * (UCX_NET_DEVICES), the same value padded to the same length on every
@@ -312,10 +303,11 @@ static void job_listeners(const char *const extra_env[], listeners_t *l)
 static void test_ucx_listens_on_loopback_only(void **state)
 {
     (void)state;
+    /* at debug level the nodes say which lanes they took */
     const char *debug[] = {"DSM_LOG_LEVEL=debug", NULL};
-    listeners_t *l = malloc(sizeof *l);
+    job_sockets_t *l = malloc(sizeof *l);
     assert_non_null(l);
-    job_listeners(debug, l);
+    job_sockets(debug, l);
     printf("dsmrun's restriction: %d listening on loopback, %d elsewhere; "
            "node 0's UCX_NET_DEVICES=%s\n", l->loopback, l->elsewhere,
            l->devices[0]);
@@ -333,7 +325,7 @@ static void test_ucx_listens_on_loopback_only(void **state)
     assert_int_equal(l->elsewhere, 0);
 
     const char *all[] = {"UCX_NET_DEVICES=all", NULL};
-    job_listeners(all, l);
+    job_sockets(all, l);
     printf("the user's UCX_NET_DEVICES=%s: %d listening on loopback, %d "
            "elsewhere\n", l->devices[0], l->loopback, l->elsewhere);
     for (int rank = 0; rank < 3; rank++)
