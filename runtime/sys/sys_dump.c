@@ -27,7 +27,7 @@
 typedef struct dump_window {
     uintptr_t base;
     size_t len;
-    int memfd;      /* -1: forgotten */
+    int memfd;
     size_t offset;
 } dump_window_t;
 
@@ -105,9 +105,16 @@ void dsm_sys_dump_window(uintptr_t base, size_t len, int memfd,
 
 void dsm_sys_dump_forget(int memfd)
 {
-    for (int i = 0; i < nwindows; i++)
+    /* the windows stay mapped, but their holes can no longer be found:
+     * out of any core for good */
+    int kept = 0;
+    for (int i = 0; i < nwindows; i++) {
         if (windows[i].memfd == memfd)
-            windows[i].memfd = -1;
+            dsm_sys_dump_exclude((void *)windows[i].base, windows[i].len);
+        else
+            windows[kept++] = windows[i];
+    }
+    nwindows = kept;
 }
 
 /* Exclude the holes of one window; 0 when every hole is excluded. */
@@ -141,7 +148,7 @@ void dsm_sys_dump_prepare(void)
     int saved_errno = errno;
     int complete = 1;
     for (int i = 0; i < nwindows; i++)
-        if (windows[i].memfd < 0 || exclude_holes(&windows[i]) != 0)
+        if (exclude_holes(&windows[i]) != 0)
             complete = 0;
     /* a window not walked to its end still has holes: the core then goes
      * without anonymous shared memory rather than allocate them all */

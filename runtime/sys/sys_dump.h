@@ -47,7 +47,8 @@ void dsm_sys_dump_limit(void);
 void dsm_sys_dump_window(uintptr_t base, size_t len, int memfd,
                          size_t offset);
 
-/* memfd is about to be closed: its windows can no longer be walked. */
+/* memfd is about to be closed: its windows, which stay mapped, can no
+ * longer be walked and are kept out of any core dump. */
 void dsm_sys_dump_forget(int memfd);
 
 /* The crash path: exclude the windows' holes, then dump anonymous shared
