@@ -12,9 +12,9 @@
  * rank 0.  A process that dies closes its sockets, so end-of-file is the
  * failure signal, on every transport and at once.  Control frames:
  * READY/GO (start-up barrier), BYE/BYE_ACK (normal end: a socket that
- * closes after BYE_ACK, on either side, is no failure), ABORT(n) (node n failed: a node
- * that notices tells node 0, node 0 tells the others, so that every node
- * names it).
+ * closes after BYE_ACK, on either side, is no failure), ABORT(n) (node n
+ * failed: a node that notices tells node 0, node 0 tells the others, so
+ * that every node names it).
  *
  * Heartbeats tell a stopped node (SIGSTOP, a frozen or unreachable host)
  * from a busy one: the progress thread of every node sends HEARTBEAT on
