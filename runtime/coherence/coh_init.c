@@ -16,6 +16,7 @@
 #include "coh_state.h"
 #include "coh_stats.h"
 #include "coherence.h"
+#include "sys_dump.h"
 #include "sys_fault.h"
 #include "sys_stack.h"
 #include "transport.h"
@@ -184,6 +185,9 @@ static dsm_status_t setup_space(const dsm_coh_init_args_t *args)
     if (!coh.pages || !coh.page_locks || !coh.twins || !coh.dirty ||
         !coh.dirty_spare || !coh.slots || control_ensure() != DSM_OK)
         return DSM_ERR_NOMEM;
+    /* one slot per page of the whole space, nearly all never touched: a
+     * core dump would walk all of it (seconds) for a few twins */
+    dsm_sys_dump_exclude(coh.twins, coh.npages << DSM_PAGE_SHIFT);
     init_window_pages(&coh.win[0], home_heap);
     for (int i = 1; i < coh.nwin; i++)
         init_window_pages(&coh.win[i], home_globals);

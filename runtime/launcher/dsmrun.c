@@ -16,8 +16,9 @@
  * node is doing, for the failure report), launch_report (messages);
  * across hosts: launch_hosts (host lists), launch_remote (ssh and srun
  * clients), launch_agent (the remote side), launch_netif (node 0's
- * address, the interface towards it), launch_ucxnet (UCX's network
- * devices).
+ * address, the interface towards it); launch_ucxnet (UCX's network
+ * devices: loopback for a job on this machine, the interface towards node
+ * 0 across hosts).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -42,6 +43,7 @@
 #include "launch_shm.h"
 #include "launch_spawn.h"
 #include "launch_supervise.h"
+#include "launch_ucxnet.h"
 
 enum {
     EXIT_USAGE = 2,
@@ -116,6 +118,18 @@ static int prepare(launch_t *l)
 static int start_nodes(launch_t *l)
 {
     const dsm_launch_options_t *o = l->options;
+    /* UCX's TCP transport listens on every network device it may use, and
+     * checks no token: on one machine only loopback is needed (shared
+     * memory is no network device and stays), unless the user chose */
+    char devices[DSM_LAUNCH_NET_DEVICES_WIDTH + 1];
+    int user_devices = getenv("UCX_NET_DEVICES") != NULL;
+    if (!user_devices &&
+        dsm_launch_ucx_net_devices(DSM_LAUNCH_LOOPBACK, DSM_LAUNCH_RDMA_SYSFS,
+                                   devices, sizeof devices) != DSM_OK) {
+        dsm_launch_say("too many network devices for UCX_NET_DEVICES: set "
+                       "it for the job");
+        return EXIT_USAGE;
+    }
     dsm_launch_env_values_t values = {
         .size = o->nodes,
         .threads = o->threads,
@@ -125,6 +139,7 @@ static int start_nodes(launch_t *l)
         .job_id = l->job_id,
         .ucx_posix_dir = l->shm_dir[0] ? l->shm_dir : NULL,
         .activity_fd = l->activity_fd,
+        .ucx_net_devices = user_devices ? NULL : devices,
     };
 
     if (o->verbose)

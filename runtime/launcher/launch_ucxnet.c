@@ -1,7 +1,7 @@
 /*
- * launch_ucxnet.c - the value of UCX_NET_DEVICES for a node of a
- * multi-host job.
- * Layer: launcher.  See launch_ucxnet.h.  Node agent start-up only.
+ * launch_ucxnet.c - the value of UCX_NET_DEVICES for a node.
+ * Layer: launcher.  See launch_ucxnet.h.  Before a node starts: in the
+ * node agent, or in dsmrun for a job on this machine.
  */
 #include "launch_ucxnet.h"
 

@@ -1,12 +1,14 @@
 /*
- * launch_ucxnet.h - the UCX network devices a node of a multi-host job
- * may use: the value dsmrun's node agent gives UCX_NET_DEVICES.
+ * launch_ucxnet.h - the UCX network devices a node may use: the value
+ * dsmrun gives UCX_NET_DEVICES.
  *
- * Layer: launcher.  Entry point: dsm_launch_ucx_net_devices, called by
- * the node agent before its node starts, unless the user set
- * UCX_NET_DEVICES.  UCX's TCP transport listens on every network device
- * it may use, without the job's token; restricted to the interface
- * towards node 0's rendezvous address, it listens there only.
+ * Layer: launcher.  Entry point: dsm_launch_ucx_net_devices, called before
+ * the nodes start, unless the user set UCX_NET_DEVICES: by the node agent
+ * of a multi-host job with the interface towards node 0's rendezvous
+ * address, by dsmrun for a job on this machine with loopback
+ * (DSM_LAUNCH_LOOPBACK).  UCX's TCP transport listens on every network
+ * device it may use, without the job's token; restricted so, it listens
+ * there only.
  * UCX_NET_DEVICES names network devices only: shared memory (posix,
  * sysv, cma) and self stay usable between nodes of one host.  RDMA ports
  * (InfiniBand, RoCE) are network devices too but open no listening
@@ -19,6 +21,9 @@
 #include <stddef.h>
 
 #include "dsm.h"
+
+/* The interface of a job on one machine. */
+#define DSM_LAUNCH_LOOPBACK "lo"
 
 /* Where the kernel lists RDMA devices: DEV/ports/N/state per port. */
 #define DSM_LAUNCH_RDMA_SYSFS "/sys/class/infiniband"

@@ -6,9 +6,16 @@
  * thread: it must be async-signal-safe as far as the process state goes
  * (no malloc, no stdio, no locks an interrupted thread might hold).
  *
- * libsigsegv dispatches the fault and, when we decline it, restores the
- * default action so the fault recurs and the process dies with the usual
- * signal and address.  libsigsegv does not tell reads from writes, so a thin
+ * libsigsegv dispatches the fault (SIGSEGV; SIGBUS is never ours).  A
+ * fault the handler declines takes the crash path: the core dump is
+ * prepared (sys_dump.h), then the program's previous handler gets the
+ * fault, or, when there is none, the default action is restored, one line
+ * names the address (write(2) only) and the faulting instruction runs
+ * again and ends the process with the usual signal and address.  While a
+ * fault is handled both signals are blocked, so a fault inside the crash
+ * path ends the process at once.  A SIGSEGV or SIGBUS sent by a process
+ * (si_code <= 0) is no fault: it goes to the program's handler or ends
+ * the process.  libsigsegv does not tell reads from writes, so a thin
  * SA_SIGINFO front handler reads the access type from the machine context
  * (x86-64: the page-fault error code) before passing the signal on.
  */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base_log.h"
+#include "sys_dump.h"
 
 int dsm_sys_find_overlap(uintptr_t lo, uintptr_t hi, uintptr_t *map_lo,
                          uintptr_t *map_hi, char *name, size_t namelen)
@@ -75,6 +76,10 @@ dsm_status_t dsm_sys_region_create(size_t size, dsm_region_t *out)
         close(fd);
         return DSM_ERR_NOMEM;
     }
+    /* a duplicate of the application view: never worth a core dump; and
+     * the memfd's holes stay out of any dump until a crash walks them */
+    dsm_sys_dump_exclude(rt, size);
+    dsm_sys_dump_limit();
     out->size = size;
     out->rt = rt;
     out->memfd = fd;
@@ -115,6 +120,7 @@ dsm_status_t dsm_sys_region_map_window(dsm_region_t *region, uintptr_t base,
         return app == MAP_FAILED && err == EEXIST ? DSM_ERR_COLLISION
                                                   : DSM_ERR_IO;
     }
+    dsm_sys_dump_window(base, len, region->memfd, offset);
     return DSM_OK;
 }
 
@@ -161,6 +167,7 @@ dsm_status_t dsm_sys_region_adopt_window(dsm_region_t *region, uintptr_t base,
                 ": %s", base, strerror(errno));
         return DSM_ERR_IO;
     }
+    dsm_sys_dump_window(base, len, region->memfd, offset);
     return DSM_OK;
 }
 
@@ -169,6 +176,7 @@ void dsm_sys_region_destroy(dsm_region_t *region)
     if (!region->size)
         return;
     munmap(region->rt, region->size);
+    dsm_sys_dump_forget(region->memfd);
     close(region->memfd);
     memset(region, 0, sizeof *region);
 }

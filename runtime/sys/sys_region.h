@@ -7,6 +7,9 @@
  * install a fetched page or apply a diff while other threads of the node
  * keep running on the application view without seeing a half-written page.
  *
+ * Core dumps (sys_dump.h): the runtime view never appears in one, and the
+ * application windows show only the memfd's data, not its holes.
+ *
  * dsm_sys_region_create/destroy: start-up and shut-down only.
  * dsm_sys_protect: async-signal-safe, callable from the fault handler.
  */

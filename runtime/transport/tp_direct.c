@@ -29,6 +29,7 @@
  * dsm_tp_peer_mapped: any thread.
  * tp_direct_identity, tp_direct_map, tp_same_host: wire-up.  tp_direct_unmap:
  * finalize.  The mappings are used by tp_rma.c (any thread, fault handler).
+ * They stay out of core dumps (sys_dump.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -40,6 +41,7 @@
 
 #include "base_config.h"
 #include "base_log.h"
+#include "sys_dump.h"
 #include "tp_internal.h"
 
 static struct {
@@ -100,6 +102,8 @@ static unsigned char *map_peer_segment(int rank, const tp_record_t *peer,
     close(fd);
     if (base == MAP_FAILED)
         return NULL;
+    /* another process's memory, mostly holes: never in this node's core */
+    dsm_sys_dump_exclude(base, peer->seg_size[seg]);
     dsm_debug("node %d's segment %d mapped directly", rank, seg);
     return base;
 }

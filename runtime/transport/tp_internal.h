@@ -53,6 +53,7 @@ typedef struct tp_peer {
     unsigned char rx[8];                      /* partial control frame */
     size_t rx_len;
     int ready, bye;                           /* frames seen from peer */
+    int bye_acked;     /* rank 0 answered its BYE: its socket may close */
     uint64_t last_heard_ns;      /* latest bytes from peer (heartbeats) */
 } tp_peer_t;
 

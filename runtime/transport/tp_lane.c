@@ -63,6 +63,7 @@
 
 #include "base_config.h"
 #include "base_log.h"
+#include "sys_dump.h"
 #include "tp_internal.h"
 
 #define LANE_DATA_BYTES ((uint64_t)256 << 10)
@@ -225,6 +226,7 @@ void tp_lane_connect(int rank, const tp_record_t *peer,
         munmap(mem, file_bytes(tp.size));
         return;
     }
+    dsm_sys_dump_exclude(mem, file_bytes(tp.size));   /* the peer's memory */
     lane_tx_t *tx = &lane.tx[rank];
     tx->file = mem;
     tx->peer_node = mem;

@@ -12,9 +12,9 @@
  * rank 0.  A process that dies closes its sockets, so end-of-file is the
  * failure signal, on every transport and at once.  Control frames:
  * READY/GO (start-up barrier), BYE/BYE_ACK (normal end: a socket that
- * closes after BYE_ACK is no failure), ABORT(n) (node n failed: a node
- * that notices tells node 0, node 0 tells the others, so that every node
- * names it).
+ * closes after BYE_ACK, on either side, is no failure), ABORT(n) (node n
+ * failed: a node that notices tells node 0, node 0 tells the others, so
+ * that every node names it).
  *
  * Heartbeats tell a stopped node (SIGSTOP, a frozen or unreachable host)
  * from a busy one: the progress thread of every node sends HEARTBEAT on
@@ -166,8 +166,12 @@ void tp_live_readable(int peer)
             continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             return;
-        /* end of file or reset: expected only after BYE_ACK */
-        if (tp.rank != 0 && tp.bye_ack) {
+        /* end of file or reset: the normal end once BYE_ACK has gone
+         * between this node and the peer.  Node 0 too may still read the
+         * socket then: it closes its UCX endpoints after BYE_ACK, and may
+         * look at the sockets while a close waits (a flush to a same-host
+         * peer, seen in a job spanning hosts) after a faster peer exited */
+        if (tp.rank == 0 ? p->bye_acked : tp.bye_ack) {
             close(p->sock);
             p->sock = -1;
             return;
@@ -275,8 +279,10 @@ void tp_live_goodbye(void)
     atomic_store(&tp.finalizing, 1);
     if (tp.rank == 0) {
         wait_until(all_bye, PHASE_BYE, "finalize");
-        for (int r = 1; r < tp.size; r++)
+        for (int r = 1; r < tp.size; r++) {
+            tp.peers[r].bye_acked = 1;
             send_frame(r, TP_FRAME_BYE_ACK, 0);
+        }
     } else {
         send_frame(0, TP_FRAME_BYE, 0);
         wait_until(got_bye_ack, PHASE_BYE, "finalize");

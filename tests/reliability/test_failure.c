@@ -1,10 +1,13 @@
 /*
  * test_failure.c - failure injection: nodes killed in known states, nodes
- * stopped, a busy node, a crash outside the sharable space.
+ * stopped, a busy node, crashes (outside the sharable space, through a
+ * corrupted return address on a sharable stack, abort, SIGBUS, a SIGSEGV
+ * sent by another process) with core dumps enabled.
  *
  * Layer: tests, suite 'reliability'.  Runs dsmrun ($DSMRUN) with
- * node_failure ($NODE_FAILURE); the case to run is argv[1] (meson runs each
- * as its own test).  The state a node is in comes from the job's activity
+ * node_failure ($NODE_FAILURE), omp_failure ($OMP_FAILURE) or omp_crash
+ * ($OMP_CRASH); the case to run is argv[1] (meson runs each as its own
+ * test).  The state a node is in comes from the job's activity
  * board (board_reader.h), so a kill lands in the state under test, not
  * near it: the victim is stopped, its state read, and it is killed only if
  * the state is the one wanted (else continued and tried again).
@@ -26,6 +29,7 @@
 #include <cmocka.h>
 
 #include "board_reader.h"
+#include "core_file.h"
 #include "harness.h"
 
 enum {
@@ -67,18 +71,21 @@ static void __attribute__((noreturn)) abandon(job_t *job, const char *why)
     abort();   /* fail_msg does not return */
 }
 
-/* Start `dsmrun -n nodes PROGRAM mode arg` (PROGRAM: $NODE_FAILURE, or
- * $OMP_FAILURE when mode is NULL) and wait until every node is ready. */
-static void start(job_t *job, int nodes, const char *mode, const char *arg,
-                  const char *const env[])
+/* Start `dsmrun -n nodes -t threads PROGRAM mode arg`, PROGRAM the path
+ * in the variable program_var, and wait until every node is ready. */
+static void start_program(job_t *job, const char *program_var, int nodes,
+                          int threads, const char *mode, const char *arg,
+                          const char *const env[])
 {
     const char *dsmrun = getenv("DSMRUN");
-    const char *node = getenv(mode ? "NODE_FAILURE" : "OMP_FAILURE");
+    const char *node = getenv(program_var);
     assert_non_null(dsmrun);
     assert_non_null(node);
-    char count[8];
+    char count[8], per_node[8];
     snprintf(count, sizeof count, "%d", nodes);
-    const char *argv[] = {dsmrun, "-n", count, node, mode, arg, NULL};
+    snprintf(per_node, sizeof per_node, "%d", threads);
+    const char *argv[] = {dsmrun, "-n", count, "-t", per_node, node, mode,
+                          arg, NULL};
     job->nodes = nodes;
     assert_int_equal(dsm_harness_spawn(argv, env, &job->proc), 0);
     for (int rank = 0; rank < nodes; rank++)
@@ -87,6 +94,14 @@ static void start(job_t *job, int nodes, const char *mode, const char *arg,
             abandon(job, "a node did not start");
     /* may be -1 when the job has already ended (the crash cases) */
     job->board = board_open(job->proc.pid);
+}
+
+/* node_failure MODE ARG, or omp_failure when mode is NULL; one thread */
+static void start(job_t *job, int nodes, const char *mode, const char *arg,
+                  const char *const env[])
+{
+    start_program(job, mode ? "NODE_FAILURE" : "OMP_FAILURE", nodes, 1, mode,
+                  arg, env);
 }
 
 /* Wait until node rank's activity contains text. */
@@ -325,6 +340,167 @@ static void test_kill_worker_between_regions(void **state)
     kill_and_check(&job, 1, "waiting for the next parallel region from node 0");
 }
 
+/* ---- crashes, with core dumps enabled ----------------------------------
+ * A node's core dump once took minutes (the kernel read every hole of the
+ * 16 GiB sharable region's memfd, in each view and in each same-host
+ * peer's mapping, allocating it as it went), and the job waited for the
+ * dump to end: these cases run with the core size limit raised (core_file.h)
+ * and must end within END_BOUND_S all the same. */
+
+static const char *const no_ucx_handler[] = {"UCX_ERROR_SIGNALS=", NULL};
+
+static int cores_allowed(void **state)
+{
+    (void)state;
+    return core_allow();
+}
+
+static int cores_removed(void **state)
+{
+    (void)state;
+    core_done();
+    return 0;
+}
+
+static int count_of(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, what)) != NULL; p++)
+        n++;
+    return n;
+}
+
+typedef struct crash {
+    int rank;            /* the node that crashes */
+    int sig;             /* and the signal it must die of */
+    const char *once;    /* printed exactly once, or NULL */
+    const char *said;    /* printed, or NULL */
+    const char *comm;    /* its program's name (for the core file) */
+} crash_t;
+
+/* Node c->rank of a started job crashes (or was just sent the signal):
+ * every process gone within END_BOUND_S, dsmrun exits 128+sig naming the
+ * node and the signal, and the expected lines are there.  The node's
+ * core file, if any, is measured and removed. */
+static void check_crash(job_t *job, const crash_t *c, const char *what)
+{
+    double since = now_s();
+    int gone = dsm_harness_await_exit(job->pids, job->nodes, END_BOUND_S);
+    double ended = now_s() - since;
+    for (int r = 0; gone != 0 && r < job->nodes; r++)
+        kill(job->pids[r], SIGKILL);
+    char out[OUTPUT_MAX], core[600];
+    int status = -1;
+    assert_int_equal(dsm_harness_wait(&job->proc, RUN_TIMEOUT_S, out,
+                                      sizeof out, &status), 0);
+    core_take(job->pids[c->rank], c->comm, c->sig, core, sizeof core);
+    printf("%s", out);
+    printf("figure: %s: every process gone %.2f s after the nodes were "
+           "ready, dsmrun exit status %d; core: %s\n", what, ended, status,
+           core);
+    if (gone != 0)
+        fail_msg("processes outlived the %d s bound", END_BOUND_S);
+    assert_int_equal(status, 128 + c->sig);
+    char expected[160];
+    snprintf(expected, sizeof expected,
+             "dsmrun: node %d (pid %ld) killed by signal %d (%s)", c->rank,
+             (long)job->pids[c->rank], c->sig, strsignal(c->sig));
+    if (!strstr(out, expected))
+        fail_msg("dsmrun did not say '%s'", expected);
+    if (c->once && count_of(out, c->once) != 1)
+        fail_msg("'%s' printed %d times, not once", c->once,
+                 count_of(out, c->once));
+    if (c->said && !strstr(out, c->said))
+        fail_msg("the program did not say '%s'", c->said);
+}
+
+/* omp_crash MODE on 2 nodes x 2 threads, with UCX's SIGSEGV handler (the
+ * runtime passes it the faults that are not its own; it reports them
+ * itself) and without (the runtime's crash path reports, c->once). */
+static void check_omp_crash(const char *mode, const crash_t *c)
+{
+    for (int own = 0; own < 2; own++) {
+        job_t job;
+        crash_t expect = *c;
+        char what[128];
+        snprintf(what, sizeof what, "omp_crash %s, %s", mode,
+                 own ? "the runtime's crash path" : "UCX's handler");
+        if (!own)
+            expect.once = NULL;
+        start_program(&job, "OMP_CRASH", 2, 2, mode, NULL,
+                      own ? no_ucx_handler : NULL);
+        check_crash(&job, &expect, what);
+    }
+}
+
+/* Thread `thread` of node `rank` returns to 0x58: its return address on
+ * its sharable stack was overwritten. */
+static void check_return_address(const char *mode, int rank, int thread)
+{
+    char once[128], said[64];
+    snprintf(once, sizeof once, "dsm[node %d]: segmentation fault at "
+             "address 0x58 (not a sharable page): the node ends with SIGSEGV",
+             rank);
+    snprintf(said, sizeof said, "node %d thread %d: stack is sharable", rank,
+             thread);
+    const crash_t c = {rank, SIGSEGV, once, said, "omp_crash"};
+    check_omp_crash(mode, &c);
+}
+
+/* Node 0's main, outside any parallel region, on the sharable main stack. */
+static void test_crash_return_serial(void **state)
+{
+    (void)state;
+    check_return_address("return-serial", 0, 0);
+}
+
+/* Thread 1 of node 1, inside a parallel region, on its team stack from
+ * node 1's arena. */
+static void test_crash_return_region(void **state)
+{
+    (void)state;
+    check_return_address("return-region", 1, 1);
+}
+
+/* abort() in a region: the runtime sees no signal of its own; the core
+ * dump is kept small from start-up. */
+static void test_crash_abort(void **state)
+{
+    (void)state;
+    const crash_t c = {1, SIGABRT, NULL, NULL, "omp_crash"};
+    check_omp_crash("abort", &c);
+}
+
+/* SIGBUS, which the runtime never owns, is reported as a bus error. */
+static void test_crash_bus(void **state)
+{
+    (void)state;
+    const crash_t c = {1, SIGBUS, "dsm[node 1]: bus error at address 0x",
+                       NULL, "omp_crash"};
+    check_omp_crash("bus", &c);
+}
+
+/* A SIGSEGV another process sends is no page fault: the node must end of
+ * it, not print a crash and go on. */
+static void test_segv_sent_by_process(void **state)
+{
+    (void)state;
+    char report[128];
+    snprintf(report, sizeof report, "dsm[node 1]: SIGSEGV sent by process "
+             "%ld: the node ends with SIGSEGV", (long)getpid());
+    for (int own = 0; own < 2; own++) {
+        const crash_t c = {1, SIGSEGV, own ? report : NULL, NULL,
+                           "omp_failure"};
+        job_t job;
+        start(&job, 2, NULL, NULL, own ? no_ucx_handler : NULL);
+        await_state(&job, 1, "waiting for the next parallel region");
+        assert_int_equal(kill(job.pids[1], SIGSEGV), 0);
+        check_crash(&job, &c, own ? "SIGSEGV sent to node 1, the runtime's "
+                                    "crash path"
+                                  : "SIGSEGV sent to node 1, UCX's handler");
+    }
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -338,6 +514,16 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_busy_node_is_not_failed),
         cmocka_unit_test(test_segfault_outside_sharable),
         cmocka_unit_test(test_kill_worker_between_regions),
+        cmocka_unit_test_setup_teardown(test_crash_return_serial,
+                                        cores_allowed, cores_removed),
+        cmocka_unit_test_setup_teardown(test_crash_return_region,
+                                        cores_allowed, cores_removed),
+        cmocka_unit_test_setup_teardown(test_crash_abort, cores_allowed,
+                                        cores_removed),
+        cmocka_unit_test_setup_teardown(test_crash_bus, cores_allowed,
+                                        cores_removed),
+        cmocka_unit_test_setup_teardown(test_segv_sent_by_process,
+                                        cores_allowed, cores_removed),
     };
     if (argc > 1)
         cmocka_set_test_filter(argv[1]);

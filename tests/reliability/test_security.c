@@ -1,6 +1,6 @@
 /*
- * test_security.c - the job's token stays secret and the rendezvous port
- * listens only where it should.
+ * test_security.c - the job's token stays secret, and the rendezvous port
+ * and UCX's TCP listeners listen only where they should.
  *
  * Layer: tests, suite 'reliability'.  Runs dsmrun ($DSMRUN) with
  * node_failure ($NODE_FAILURE) and node_tp_failure ($NODE_TP_FAILURE, whose
@@ -8,8 +8,11 @@
  * case to run is argv[1].  That only processes presenting the token join is
  * tested by tests/transport's foreign_clients.
  */
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -125,8 +128,20 @@ static int sockets_of(pid_t pid, unsigned long *inodes, int max)
     return n;
 }
 
-/* Counts the listening sockets among inodes, on port (0: any port): on
- * 127.0.0.1, elsewhere. */
+/* Whether a local address of /proc/net/tcp or tcp6 is loopback:
+ * 127.0.0.0/8, ::1, or ::ffff:127.0.0.0/104 (hex words as the kernel
+ * prints them, in host byte order on x86). */
+static int is_loopback(const char *local)
+{
+    return (strlen(local) > 8 && local[8] == ':' &&
+            !strncmp(local + 6, "7F", 2)) ||
+           !strncmp(local, "00000000000000000000000001000000:", 33) ||
+           (!strncmp(local, "0000000000000000FFFF0000", 24) &&
+            !strncmp(local + 30, "7F:", 3));
+}
+
+/* Counts the listening sockets among inodes, on port (0: any port): on a
+ * loopback address, elsewhere. */
 static void count_listening(const unsigned long *inodes, int count,
                             unsigned port, int *loopback, int *elsewhere)
 {
@@ -152,7 +167,7 @@ static void count_listening(const unsigned long *inodes, int count,
                 continue;
             for (int i = 0; i < count; i++)
                 if (inodes[i] == inode) {
-                    if (!strncmp(local, "0100007F:", 9))
+                    if (is_loopback(local))
                         ++*loopback;
                     else
                         ++*elsewhere;
@@ -198,16 +213,26 @@ static void test_rendezvous_listens_on_loopback_only(void **state)
     assert_int_equal(elsewhere, 0);
 }
 
-/* After the wire-up the rendezvous port is closed.  (UCX's TCP transport
- * has listeners of its own on every interface UCX_NET_DEVICES allows:
- * counted and printed, see doc/reliability.md.) */
-static void test_no_listener_after_wireup(void **state)
+typedef struct job_sockets {
+    unsigned port;             /* the rendezvous port dsmrun -v named */
+    int sockets;               /* sockets of the job's processes */
+    int on_port;               /* listening on the rendezvous port */
+    int loopback, elsewhere;   /* listening on any port: loopback, not */
+    char devices[3][256];      /* each node's UCX_NET_DEVICES */
+    char out[OUTPUT_MAX];
+} job_sockets_t;
+
+/* A 3-node job on this machine with extra_env: once every node is wired
+ * up, the sockets of its nodes and of dsmrun, and the nodes'
+ * UCX_NET_DEVICES; then the job ends (its output in j->out). */
+static void job_sockets(const char *const extra_env[], job_sockets_t *j)
 {
-    (void)state;
     const char *dsmrun = getenv("DSMRUN"), *node = getenv("NODE_FAILURE");
+    assert_non_null(dsmrun);
+    assert_non_null(node);
     const char *argv[] = {dsmrun, "-v", "-n", "3", node, "compute", NULL};
     dsm_harness_proc_t proc;
-    assert_int_equal(dsm_harness_spawn(argv, NULL, &proc), 0);
+    assert_int_equal(dsm_harness_spawn(argv, extra_env, &proc), 0);
     pid_t pids[3];
     unsigned long inodes[512];
     int count = 0;
@@ -216,22 +241,101 @@ static void test_no_listener_after_wireup(void **state)
                                                     START_TIMEOUT_S,
                                                     &pids[rank]), 0);
     const char *at = strstr(proc.out, " rendezvous 127.0.0.1:");
-    unsigned port = at ? (unsigned)atoi(at + strlen(" rendezvous 127.0.0.1:"))
-                       : 0;
-    for (int rank = 0; rank < 3; rank++)
+    j->port = at ? (unsigned)atoi(at + strlen(" rendezvous 127.0.0.1:")) : 0;
+    for (int rank = 0; rank < 3; rank++) {
         count += sockets_of(pids[rank], inodes + count, 128);
+        if (dsm_harness_proc_env(pids[rank], "UCX_NET_DEVICES",
+                                 j->devices[rank],
+                                 sizeof j->devices[rank]) != 0)
+            strcpy(j->devices[rank], "(not set)");
+    }
     count += sockets_of(proc.pid, inodes + count, 128);
-    int loopback, elsewhere, ucx_loopback, ucx_elsewhere;
-    count_listening(inodes, count, port, &loopback, &elsewhere);
-    count_listening(inodes, count, 0, &ucx_loopback, &ucx_elsewhere);
-    char out[OUTPUT_MAX];
-    end_job(&proc, out, sizeof out);
+    j->sockets = count;
+    int port_loopback, port_elsewhere;
+    count_listening(inodes, count, j->port, &port_loopback, &port_elsewhere);
+    j->on_port = port_loopback + port_elsewhere;
+    count_listening(inodes, count, 0, &j->loopback, &j->elsewhere);
+    end_job(&proc, j->out, sizeof j->out);
+}
+
+/* After the wire-up the rendezvous port is closed.  (UCX's TCP transport
+ * has listeners of its own on every interface UCX_NET_DEVICES allows:
+ * counted and printed; test_ucx_listens_on_loopback_only checks them.) */
+static void test_no_listener_after_wireup(void **state)
+{
+    (void)state;
+    job_sockets_t *j = malloc(sizeof *j);
+    assert_non_null(j);
+    job_sockets(NULL, j);
     printf("after wire-up: %d listening on the rendezvous port %u; %d other "
-           "listening sockets (UCX tcp) on 127.0.0.1, %d elsewhere\n",
-           loopback + elsewhere, port, ucx_loopback, ucx_elsewhere);
-    assert_true(port > 0);    /* control: dsmrun -v named the port */
-    assert_true(count > 0);   /* control: the nodes do have sockets */
-    assert_int_equal(loopback + elsewhere, 0);
+           "listening sockets (UCX tcp) on loopback, %d elsewhere\n",
+           j->on_port, j->port, j->loopback, j->elsewhere);
+    assert_true(j->port > 0);      /* control: dsmrun -v named the port */
+    assert_true(j->sockets > 0);   /* control: the nodes do have sockets */
+    assert_int_equal(j->on_port, 0);
+    free(j);
+}
+
+/* Whether this machine has an IPv4 address outside 127.0.0.0/8 on an
+ * interface that is up (where an unrestricted UCX would listen). */
+static int has_other_address(void)
+{
+    struct ifaddrs *list;
+    int found = 0;
+    if (getifaddrs(&list) != 0)
+        return 0;
+    for (struct ifaddrs *a = list; a; a = a->ifa_next)
+        if (a->ifa_addr && a->ifa_addr->sa_family == AF_INET &&
+            (a->ifa_flags & IFF_UP) &&
+            (ntohl(((struct sockaddr_in *)a->ifa_addr)->sin_addr.s_addr) >>
+             24) != 127)
+            found = 1;
+    freeifaddrs(list);
+    return found;
+}
+
+/* UCX's TCP transport listens on every network device it may use and
+ * checks no token: dsmrun restricts a job on this machine to loopback
+ * (UCX_NET_DEVICES), the same value padded to the same length on every
+ * node, and keeps shared memory and the same-host lanes.  A value the
+ * user set stands (the control: with all devices UCX listens elsewhere
+ * too, when this machine has another address). */
+static void test_ucx_listens_on_loopback_only(void **state)
+{
+    (void)state;
+    /* at debug level the nodes say which lanes they took */
+    const char *debug[] = {"DSM_LOG_LEVEL=debug", NULL};
+    job_sockets_t *l = malloc(sizeof *l);
+    assert_non_null(l);
+    job_sockets(debug, l);
+    printf("dsmrun's restriction: %d listening on loopback, %d elsewhere; "
+           "node 0's UCX_NET_DEVICES=%s\n", l->loopback, l->elsewhere,
+           l->devices[0]);
+    for (int rank = 0; rank < 3; rank++) {
+        assert_int_equal(strlen(l->devices[rank]), 127);
+        assert_int_equal(strspn(l->devices[rank], "lo,"), 127);
+        assert_int_equal(strncmp(l->devices[rank], "lo,", 3), 0);
+    }
+    if (!strstr(l->out, "messages to node 1 go through a same-host lane") ||
+        !strstr(l->out, "the CPU's on mapped segments") ||
+        !strstr(l->out, "posix/memory") || !strstr(l->out, "sysv/memory") ||
+        strstr(l->out, ":tcp/"))
+        fail_msg("same-host lanes or UCX's shared memory lost:\n%s", l->out);
+    assert_true(l->loopback >= 3);   /* control: UCX's listeners counted */
+    assert_int_equal(l->elsewhere, 0);
+
+    const char *all[] = {"UCX_NET_DEVICES=all", NULL};
+    job_sockets(all, l);
+    printf("the user's UCX_NET_DEVICES=%s: %d listening on loopback, %d "
+           "elsewhere\n", l->devices[0], l->loopback, l->elsewhere);
+    for (int rank = 0; rank < 3; rank++)
+        assert_string_equal(l->devices[rank], "all");
+    if (has_other_address())
+        assert_true(l->elsewhere > 0);
+    else
+        printf("no address outside loopback here: the control shows "
+               "nothing\n");
+    free(l);
 }
 
 int main(int argc, char **argv)
@@ -240,6 +344,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_token_not_visible),
         cmocka_unit_test(test_rendezvous_listens_on_loopback_only),
         cmocka_unit_test(test_no_listener_after_wireup),
+        cmocka_unit_test(test_ucx_listens_on_loopback_only),
     };
     if (argc > 1)
         cmocka_set_test_filter(argv[1]);
