@@ -12,8 +12,11 @@
  * Waiting: right after a region the node's main thread drives transport
  * progress itself for a short while (fj.mail_poll_ns): a program that
  * forks again soon - a region in a loop - is then answered at once
- * instead of after the progress thread's next wake-up.  After 5 us it
- * yields the CPU at every clock read, like the transport's waits.  Then it sleeps on
+ * instead of after the progress thread's next wake-up.  It yields the CPU
+ * at clock reads when the transport says so (dsm_tp_should_yield), as the
+ * transport's waits do: node 0 may be waiting for this very CPU (a node
+ * that never yielded here kept node 0 off a shared CPU for a whole time
+ * slice, about 1 ms per region).  Then it sleeps on
  * the futex the handler wakes (with a progress thread, DSM_PROGRESS_THREAD=1,
  * the default), or keeps driving progress (without one).  Before it
  * sleeps it tells the transport (dsm_tp_idle), whose progress thread would
@@ -39,14 +42,6 @@
 #include "transport.h"
 
 #define CLOCK_EVERY 64u
-/* Polling longer than this yields the CPU at each clock read, as every
- * wait in the transport does (tp_progress.c, the same bound): node 0 may
- * be waiting for this very CPU.  With more runnable threads than CPUs (a
- * loaded machine, or a wake-up that put a node on its waker's CPU), a
- * node that polled for the next FORK without yielding kept node 0 off the
- * CPU for a whole time slice, about 1 ms per region, until the scheduler
- * moved one of them. */
-#define YIELD_AFTER_NS 5000u
 
 static _Atomic uint32_t posted, taken;
 static fj_fork_msg_t pending_fork;
@@ -134,10 +129,11 @@ static int take_one(fj_fork_msg_t *fork, int *status)
             uint64_t now = dsm_now_ns();
             if (now >= until)
                 break;
-            if (now - start > YIELD_AFTER_NS)
+            if (dsm_tp_should_yield(now - start))
                 sched_yield();
         }
     }
+    dsm_tp_wait_done();
     if (dsm_config()->progress_thread) {
         if (!arrived(seen))
             dsm_tp_idle();

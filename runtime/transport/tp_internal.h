@@ -83,6 +83,9 @@ typedef struct tp_state {
     /* Nothing goes through UCX: every peer on a lane, every segment
      * mapped; progress looks at the worker only now and then. */
     int ucx_quiet;
+    /* The job's threads on this host outnumber its CPUs: waits yield
+     * early (tp_progress.c). */
+    int oversubscribed;
     atomic_int stop_thread;
     int thread_running;
     pthread_t thread;
@@ -357,6 +360,11 @@ typedef struct tp_wait {
     unsigned spins;
 } tp_wait_t;
 
+/* Wait lengths after which a wait yields (tp_progress.c): the CPU is
+ * shared with the job's own threads, or not. */
+#define TP_YIELD_SHARED_NS 5000ull
+#define TP_YIELD_OWN_CPU_NS 1000000ull
+
 /* One round: UCX progress, lanes, self-sends, deferred sends. */
 int tp_progress_once(void);
 void tp_wait_begin(tp_wait_t *w);
@@ -407,6 +415,10 @@ dsm_status_t tp_lane_send(int rank, unsigned id, const void *hdr,
                           int may_wait);
 /* Run the handlers of every record that arrived; returns how many. */
 int tp_lane_poll(void);
+/* Publish the CPU a thread of this node polls on (-1: none); does a peer
+ * on a lane publish cpu? */
+void tp_lane_waiting_on(int cpu);
+int tp_lane_cpu_shared(int cpu);
 /* The progress thread is about to sleep: ask senders to ring the wake
  * pipe.  Non-zero: records already wait (sleep_end done; do not sleep). */
 int tp_lane_sleep_begin(void);

@@ -41,6 +41,10 @@
  * record.  While the receiver's application threads poll (and the
  * progress thread is parked), nobody sleeps, no system call is made.
  *
+ * The header page also says on which CPU a thread of the node polls, so
+ * that a waiting thread can tell whether a peer it waits for may need its
+ * very CPU (tp_progress.c, when to yield).
+ *
  * A dead peer: its mapping stays valid, records to it are never read, and
  * the liveness sockets end the job (tp_liveness.c); a sender waiting for
  * space checks the job's liveness like any wait (tp_wait_check).
@@ -50,7 +54,8 @@
  * peer, after it), tp_lane_close (finalize); tp_lane_reaches and
  * tp_lane_send (any thread, the fault handler and handlers included: a
  * handler only tries, never waits); tp_lane_poll (every progress call);
- * tp_lane_sleep_begin/end (the progress thread).  No malloc after open.
+ * tp_lane_sleep_begin/end (the progress thread); tp_lane_waiting_on and
+ * tp_lane_cpu_shared (waits, tp_progress.c).  No malloc after open.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -71,6 +76,8 @@
 
 typedef struct lane_node {
     _Atomic uint32_t sleeping;   /* the receiver wants a wake-up byte */
+    _Atomic int32_t waiting_cpu; /* CPU a thread of the node polls on, +1;
+                                    0: none polls */
 } lane_node_t;
 
 typedef struct lane_ring {
@@ -524,4 +531,23 @@ void tp_lane_sleep_end(void)
 {
     if (lane.node)
         atomic_store_explicit(&lane.node->sleeping, 0, memory_order_relaxed);
+}
+
+/* ---- who shares this CPU ---------------------------------------------------- */
+
+void tp_lane_waiting_on(int cpu)
+{
+    if (lane.node)
+        atomic_store_explicit(&lane.node->waiting_cpu, cpu + 1,
+                              memory_order_relaxed);
+}
+
+int tp_lane_cpu_shared(int cpu)
+{
+    for (int r = 0; lane.tx && r < tp.size; r++)
+        if (lane.tx[r].peer_node &&
+            atomic_load_explicit(&lane.tx[r].peer_node->waiting_cpu,
+                                 memory_order_relaxed) == cpu + 1)
+            return 1;
+    return 0;
 }

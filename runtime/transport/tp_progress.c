@@ -13,13 +13,18 @@
  * the worker (an armed worker makes the sender signal the wake-up
  * descriptor, a system call per message; see tp_thread.c).
  *
- * A long wait (more than LONG_WAIT_NS) yields the CPU at each clock check:
- * with more processes than cores, the peer that must answer may be
- * waiting for this very CPU (4 nodes on 2 cores ran 12x faster).  5 us:
- * with one busy process beside 2 nodes on 2 cores, a region in a loop
- * took 19-20 us at 3-5 us, 32 us at 10 us and 30-50 us at 50 us (with
- * many regions of 100+ us); yielding at 1 us let the other process take
- * over (50-400 us).  On an idle CPU a yield returns at once.  When the
+ * A long wait yields the CPU at each clock check (dsm_tp_should_yield).
+ * After 5 us when the peer that must answer may be waiting for this very
+ * CPU: the job's threads on this host outnumber its CPUs, or a node on a
+ * same-host lane last polled on this CPU (a wake-up tends to put a node
+ * on its waker's CPU, and the scheduler may leave the two there).  4
+ * nodes on 2 cores ran 12x faster with yields; two nodes sharing a CPU
+ * took 19-20 us per region in a loop yielding at 3-5 us, 32 us at 10 us,
+ * 30-50 us at 50 us and about 1 ms without yielding; at 1 us other
+ * processes took over.  Otherwise only after 1 ms: the node has a CPU of
+ * its own, and a yield would hand it to whatever else runs on the
+ * machine, so that every hand-off waited for a time slice (beside other
+ * load EPCC's constructs took 20 us, MPI's 0.7, which never yields).  When the
  * last polling thread ends a wait longer than the progress thread's
  * parking period (a barrier, a contended lock), it wakes the parked
  * progress thread, so that the node is served at once while it computes.
@@ -57,7 +62,7 @@
 
 #define CHECK_EVERY 256u              /* rounds between clock reads */
 #define SOCKET_CHECK_NS 1000000ull    /* without a progress thread */
-#define LONG_WAIT_NS 5000ull          /* then yield the CPU at each check */
+
 #define HANDOVER_AFTER_NS 1000000ull  /* then wake the parked progress thread */
 #define UCX_QUIET_EVERY 256u          /* rounds between looks at a quiet worker */
 
@@ -141,7 +146,7 @@ void tp_wait_check(tp_wait_t *w, const char *what, int rank)
         dsm_fatal("timed out after %u s waiting for %s", timeout_ms() / 1000u,
                   what);
     }
-    if (now - w->start_ns > LONG_WAIT_NS)
+    if (dsm_tp_should_yield(now - w->start_ns))
         sched_yield();
     if (!tp.thread_running && tp.size > 1 && now >= w->next_check_ns) {
         w->next_check_ns = now + SOCKET_CHECK_NS;
@@ -151,6 +156,8 @@ void tp_wait_check(tp_wait_t *w, const char *what, int rank)
 
 void tp_wait_end(tp_wait_t *w)
 {
+    if (w->start_ns)
+        tp_lane_waiting_on(-1);
     /* sequentially consistent, paired with the progress thread's store to
      * thread_parked and load of pollers: one of the two sees the other */
     if (atomic_fetch_sub(&tp.pollers, 1) == 1 &&
@@ -206,6 +213,20 @@ void dsm_tp_wait_flag(const volatile int *flag, const char *what)
     tp_wait_end(&w);
     dsm_activity_end(&saved);
 }
+
+int dsm_tp_should_yield(uint64_t waited_ns)
+{
+    if (waited_ns < TP_YIELD_SHARED_NS)
+        return 0;
+    if (tp.oversubscribed || waited_ns >= TP_YIELD_OWN_CPU_NS ||
+        tp.size < 2)
+        return 1;
+    int cpu = sched_getcpu();
+    tp_lane_waiting_on(cpu);
+    return tp_lane_cpu_shared(cpu);
+}
+
+void dsm_tp_wait_done(void) { tp_lane_waiting_on(-1); }
 
 void tp_wake_thread(void)
 {

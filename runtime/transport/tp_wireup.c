@@ -33,6 +33,7 @@
  * outstanding any more), release keys, memory, worker and context.
  */
 #include <ctype.h>
+#include <sched.h>
 #include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -261,6 +262,26 @@ static dsm_status_t choose_cpu_atomics(const tp_record_t *table,
     return DSM_OK;
 }
 
+/* The job's threads on this host against the CPUs this process may use:
+ * more threads than CPUs, and waits always yield early (tp_progress.c).
+ * Nodes in other network namespaces of this kernel share its CPUs too. */
+static void choose_yield(const tp_record_t *table, const tp_record_t *mine)
+{
+    int here = 0;
+    for (int r = 0; r < tp.size; r++)
+        here += memcmp(table[r].host_id, mine->host_id,
+                       TP_WIRE_HOST_ID_LEN) == 0;
+    cpu_set_t set;
+    int cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set)
+                                                           : 1;
+    long threads = (long)here * (dsm_config()->threads > 0
+                                     ? dsm_config()->threads : 1);
+    tp.oversubscribed = threads > cpus;
+    dsm_debug("%ld application threads of the job on %d CPUs here: waits "
+              "yield %s", threads, cpus,
+              tp.oversubscribed ? "early" : "early only beside a peer");
+}
+
 /* Register, exchange records with every node, connect. */
 static dsm_status_t wire_up(void)
 {
@@ -325,6 +346,8 @@ static dsm_status_t wire_up(void)
     status = connect_peers(table, &mine);
     if (status == DSM_OK)
         status = choose_cpu_atomics(table, &mine);
+    if (status == DSM_OK)
+        choose_yield(table, &mine);
 out:
     if (socks)
         for (int r = 0; r < tp.size; r++)
@@ -403,6 +426,7 @@ static void release_all(void)
     tp.wake_fd = tp.wake_wr = -1;
     memset(tp.cpu_atomics, 0, sizeof tp.cpu_atomics);
     tp.ucx_quiet = 0;
+    tp.oversubscribed = 0;
 }
 
 /* ---- entry points --------------------------------------------------------------- */

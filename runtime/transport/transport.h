@@ -138,6 +138,13 @@ void dsm_tp_wait_flag(const volatile int *flag, const char *what);
  * at once, so the message wakes it rather than waiting for its next look
  * (up to milliseconds).  Costs a system call when it was parked. */
 void dsm_tp_idle(void);
+/* A thread that has polled for waited_ns: should it yield the CPU now?
+ * Soon when a peer may need this very CPU (the job's threads on this host
+ * outnumber its CPUs, or a same-host peer polls on it), else only after a
+ * long wait.  Waits in the layers above that poll on their own ask it at
+ * times (a few microseconds apart) and call dsm_tp_wait_done at the end. */
+int dsm_tp_should_yield(uint64_t waited_ns);
+void dsm_tp_wait_done(void);
 
 /* Counters for statistics (messages and bytes sent by AM id, RMA, atomics). */
 typedef struct dsm_tp_counters {
