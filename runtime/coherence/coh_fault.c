@@ -193,17 +193,29 @@ static void on_share_req(int src, const void *payload, size_t len, void *arg)
     /* read-ahead stops at the end of the array: the pages after it are
      * another block, which the reader may never touch */
     msg.count = (uint32_t)coh_heap_block_pages(msg.first, msg.count);
-    for (size_t i = msg.first; i < (size_t)msg.first + msg.count; i++) {
+    /* one mprotect (a TLB shoot-down while the home computes) per run of
+     * newly shared pages, not one per page */
+    size_t end = (size_t)msg.first + msg.count, run = 0;
+    for (size_t i = msg.first; i < end; i++) {
         coh_page_t *pg = &coh.pages[i];
         if (!(atomic_load(&pg->flags) & PF_HOME))
             dsm_fatal("node %d asked node %d to share page %zu it does not "
                       "home", src, coh.rank, i);
-        if (atomic_fetch_or(&pg->flags, PF_SHARED) & PF_SHARED)
+        if (atomic_fetch_or(&pg->flags, PF_SHARED) & PF_SHARED) {
+            /* shared before: may be WRITABLE now, keeps its protection */
+            if (run)
+                coh_protect(i - run, run, DSM_PROT_READ);
+            run = 0;
             continue;
-        /* from now on the home's own writes must fault, to be noticed */
+        }
+        /* from now on the home's own writes must fault, to be noticed; a
+         * write made before the protection change is in the copy the
+         * requester reads after our answer */
         atomic_store(&pg->state, PS_READONLY);
-        coh_protect(i, 1, DSM_PROT_READ);
+        run++;
     }
+    if (run)
+        coh_protect(end - run, run, DSM_PROT_READ);
     coh_msg_share_t ack = msg;
     dsm_status_t st = dsm_tp_am_send(src, COH_AM_SHARE_ACK, &ack, sizeof ack);
     if (st != DSM_OK)
