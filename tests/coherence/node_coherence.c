@@ -420,6 +420,79 @@ static void test_randomised(void **state)
     }
 }
 
+/* ---- bulk fetches: a large array homed at node 0, read whole by every
+ * node in a scan (read-ahead windows, so gets of many pages; from a home on
+ * this host, pages new here come by file copy and the others by memcpy),
+ * every word checked after every barrier.  Round 0 reads only every other
+ * block of pages, so the next round's gets mix pages fetched before and
+ * pages never fetched; later rounds rewrite a third of the pages or all. */
+#define BULK_PAGES 1000
+#define BULK_ROUNDS 4
+static uint64_t *bulk_array;
+static volatile int bulk_errors;
+static dsm_stats_t bulk_last[2];   /* around the last round's reads */
+
+static int bulk_written(size_t page, int round)
+{
+    return round == 0 || round == BULK_ROUNDS - 1 ||
+           page % 3 == (size_t)round % 3;
+}
+
+static uint64_t bulk_expected(size_t w, int round)
+{
+    while (!bulk_written(w / 512, round))
+        round--;
+    return mix(w * 131 + (uint64_t)round) | 1;
+}
+
+static void bulk_thread(int t)
+{
+    size_t per = (BULK_PAGES + (size_t)threads - 1) / (size_t)threads;
+    size_t lo = (size_t)t * per, hi = lo + per < BULK_PAGES ? lo + per
+                                                            : BULK_PAGES;
+    for (int round = 0; round < BULK_ROUNDS; round++) {
+        /* no other thread fetches now: they write (node 0) or wait */
+        if (t == 0 && round == BULK_ROUNDS - 1)
+            dsm_stats_get(&bulk_last[0]);
+        if (rank == 0)
+            for (size_t p = lo; p < hi; p++)
+                if (bulk_written(p, round))
+                    for (size_t w = p * 512; w < (p + 1) * 512; w++)
+                        bulk_array[w] = mix(w * 131 + (uint64_t)round) | 1;
+        dsm_barrier();
+        for (size_t p = lo; p < hi; p++) {
+            if (round == 0 && (p / 5) % 2)
+                continue;
+            for (size_t w = p * 512; w < (p + 1) * 512; w++)
+                if (bulk_array[w] != bulk_expected(w, round))
+                    __atomic_add_fetch(&bulk_errors, 1, __ATOMIC_RELAXED);
+        }
+        dsm_barrier();
+    }
+    if (t == 0)
+        dsm_stats_get(&bulk_last[1]);
+}
+
+static void test_bulk_fetch(void **state)
+{
+    TEST_BEGIN();
+    bulk_array = publish_array(BULK_PAGES * 4096);
+    bulk_errors = 0;
+    run_threads(bulk_thread);
+    assert_int_equal(bulk_errors, 0);
+    if (rank != 0) {
+        /* the last round re-reads every page in a scan: read ahead, far
+         * fewer gets than pages */
+        uint64_t pages = bulk_last[1].pages_fetched - bulk_last[0].pages_fetched;
+        uint64_t gets = bulk_last[1].rma_gets - bulk_last[0].rma_gets;
+        print_message("node %d: last round %llu pages in %llu gets\n", rank,
+                      (unsigned long long)pages, (unsigned long long)gets);
+        assert_int_equal(pages, BULK_PAGES);
+        assert_true(gets * 4 < pages);
+    }
+    release_array(bulk_array);
+}
+
 /* ---- two threads of a node fault on the same page at once; a thread reads
  * a page while the node refetches it after an invalidation */
 static uint64_t *conc_array;
@@ -752,6 +825,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_producer_consumer),
         cmocka_unit_test(test_read_ahead_stays_in_block),
         cmocka_unit_test(test_randomised),
+        cmocka_unit_test(test_bulk_fetch),
         cmocka_unit_test(test_concurrent_faults),
         cmocka_unit_test(test_read_during_refetch),
         cmocka_unit_test(test_heap_cross_node),
