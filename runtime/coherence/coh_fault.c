@@ -34,8 +34,19 @@ static void fetch_fail(dsm_status_t st)
  * the invalid pages fetched in one get, so a scan costs one round trip per
  * window instead of one per page, and a lone access registers and fetches
  * only its page: registering a page the node never reads would make its
- * home track (fault on) its own writes for nothing. */
+ * home track (fault on) its own writes for nothing.
+ *
+ * A window may grow to READ_AHEAD_MAX pages, or READ_AHEAD_MAPPED_MAX when
+ * the page is in the heap arena of its home and that home is a mapped
+ * same-host peer.  There the share handshake, which waits for the home's
+ * progress thread while the home computes, is most of a window's cost (a
+ * get is a copy), and the home clamps the registration to the heap block,
+ * so the larger window cannot spill into the next array.  Elsewhere (the
+ * stack, globals, pages that migrated away from their arena) nobody knows
+ * the block, and a window may run past the end of an array by up to its
+ * size. */
 #define READ_AHEAD_MAX 32u
+#define READ_AHEAD_MAPPED_MAX 256u
 #define READ_AHEAD_STREAMS 4
 typedef struct ahead_stream {
     size_t next;        /* the page after the stream's last run */
@@ -45,12 +56,21 @@ static __thread __attribute__((tls_model("initial-exec")))
     ahead_stream_t ahead[READ_AHEAD_STREAMS];
 static __thread __attribute__((tls_model("initial-exec"))) unsigned ahead_victim;
 
-static ahead_stream_t *read_ahead_stream(size_t index)
+static uint32_t read_ahead_cap(size_t index, int home)
 {
+    return coh_heap_arena_of(index) == home &&
+                   dsm_tp_peer_mapped(home, DSM_TP_SEG_REGION)
+               ? READ_AHEAD_MAPPED_MAX
+               : READ_AHEAD_MAX;
+}
+
+static ahead_stream_t *read_ahead_stream(size_t index, int home)
+{
+    uint32_t cap = read_ahead_cap(index, home);
     for (int i = 0; i < READ_AHEAD_STREAMS; i++)
         if (ahead[i].window && ahead[i].next == index) {
-            ahead[i].window = ahead[i].window * 2 < READ_AHEAD_MAX
-                                  ? ahead[i].window * 2 : READ_AHEAD_MAX;
+            ahead[i].window = ahead[i].window * 2 < cap ? ahead[i].window * 2
+                                                        : cap;
             return &ahead[i];
         }
     ahead_stream_t *s = &ahead[ahead_victim++ % READ_AHEAD_STREAMS];
@@ -138,7 +158,7 @@ int coh_fault_handler(uintptr_t addr, int access)
     int home_page = (flags & PF_HOME) != 0;
 
     if (state == PS_INVALID && !home_page) {
-        ahead_stream_t *stream = read_ahead_stream(index);
+        ahead_stream_t *stream = read_ahead_stream(index, pg->home);
         if (!(flags & PF_REGISTERED))
             share_with_home(index, pg->home, stream->window);
         size_t run = lock_fetch_run(index, pg->home, stream->window);

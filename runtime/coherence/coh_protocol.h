@@ -77,6 +77,9 @@ dsm_status_t coh_heap_setup(void);
  * would otherwise make the home track writes to the next array).  max for
  * pages outside this node's arena.  Handlers and application threads. */
 size_t coh_heap_block_pages(size_t index, size_t max);
+/* The node whose arena holds page index, or -1 (globals, the stack).  Any
+ * thread, the fault handler included. */
+int coh_heap_arena_of(size_t index);
 dsm_status_t coh_migrate_setup(void);
 
 /* The fault handler (installed through sys_fault). */

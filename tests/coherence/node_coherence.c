@@ -22,6 +22,7 @@
 #include "dsm.h"
 #include "sys_fault.h"
 #include "sys_region.h"
+#include "transport.h"
 
 #define TEST_BEGIN() dsm_sys_fault_reassert()
 
@@ -196,8 +197,9 @@ static void test_lock_try(void **state)
 }
 
 /* ---- read-ahead registers no page past the block it reads: the home
- * goes on writing the next array without faults */
-#define RA_PAGES 64
+ * goes on writing the next array without faults.  The reader's last
+ * window (up to 256 pages from a mapped home) reaches past the block. */
+#define RA_PAGES 300
 static DSM_SHARABLE uint64_t *g_ra_next;
 static void test_read_ahead_stays_in_block(void **state)
 {
@@ -489,6 +491,10 @@ static void test_bulk_fetch(void **state)
                       (unsigned long long)pages, (unsigned long long)gets);
         assert_int_equal(pages, BULK_PAGES);
         assert_true(gets * 4 < pages);
+        /* a home on this host that this node maps: windows of up to 256
+         * pages (at most 32 otherwise) */
+        if (dsm_tp_peer_mapped(0, DSM_TP_SEG_REGION))
+            assert_true(gets * 40 < pages);
     }
     release_array(bulk_array);
 }
