@@ -169,6 +169,7 @@ int coh_fault_handler(uintptr_t addr, int access)
         if (st != DSM_OK)
             fetch_fail(st);
         COH_STAT_ADD(pages_fetched, run);
+        coh_refresh_fetched(index, run);
         stream->next = index + run;
         if (run > 1) {
             /* the pages read ahead: valid, clean copies */

@@ -132,8 +132,8 @@ static void import_body(void *arg)
             pos += sizeof rec;
             /* records this node already acted on (a lock, a barrier) */
             if (rec.seq > coh.vc[hdr.creator])
-                coh_invalidate_ranges((const coh_range_t *)(buf + pos),
-                                      rec.nranges);
+                coh_refresh_ranges((const coh_range_t *)(buf + pos),
+                                   rec.nranges);
             pos += rec.nranges * sizeof(coh_range_t);
         }
     }

@@ -33,6 +33,7 @@ void dsm_stats_get(dsm_stats_t *out)
     out->barriers = LOAD(barriers);
     out->lock_acquires = LOAD(lock_acquires);
     out->pages_migrated = LOAD(pages_migrated);
+    out->refreshes = LOAD(refreshes);
     out->protocol_ns = LOAD(protocol_ns);
     if (!coh.initialized)
         return;
@@ -70,7 +71,7 @@ static const char *const am_names[DSM_TP_AM_MAX_ID] = {
     X(diff_bytes_sent) X(diff_bytes_applied) X(write_notices_sent)            \
     X(write_notices_received) X(invalidations) X(barriers) X(lock_acquires)   \
     X(messages_sent) X(bytes_sent) X(rma_gets) X(rma_get_bytes) X(rma_puts)   \
-    X(rma_put_bytes) X(atomics) X(pages_migrated) X(protocol_ns)
+    X(rma_put_bytes) X(atomics) X(pages_migrated) X(refreshes) X(protocol_ns)
 
 /* A message kind's name; kinds of the layers above are numbered. */
 static const char *am_name(int id, char buf[16])
