@@ -199,7 +199,8 @@ void tp_direct_copy(int rank, dsm_tp_segment_t seg, uint64_t offset,
         if (done < bytes)
             memcpy((char *)local + at + done, src + offset + at + done,
                    bytes - done);
-        mark_written(own, first + p, q - p);
+        if (fresh)
+            mark_written(own, first + p, q - p);
         p = q;
     }
     errno = saved_errno;
