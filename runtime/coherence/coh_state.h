@@ -36,7 +36,7 @@ enum coh_page_flag {
     PF_REGISTERED = 1 << 2,  /* non-home: the home knows we share it */
     PF_TWIN       = 1 << 3,  /* a twin exists in the twin shadow */
     PF_DIRTY      = 1 << 4,  /* listed in the current dirty list */
-    PF_REFRESH    = 1 << 5,  /* refreshed, not invalidated, by the acquire
+    PF_REFRESH    = 1 << 6,  /* refreshed, not invalidated, by the acquire
                                 that holds its page lock (coh_refresh.c) */
 };
 
