@@ -121,6 +121,8 @@ typedef struct dsm_stats {
     uint64_t protocol_ns;   /* time spent inside the protocol */
     uint64_t pages_migrated; /* pages whose home moved to this node */
     uint64_t eager_pages;    /* home pages switched to eager tracking */
+    uint64_t refreshes;     /* valid pages an acquire refreshed from their
+                               home instead of invalidating them */
 } dsm_stats_t;
 DSM_API void dsm_stats_get(dsm_stats_t *out);
 

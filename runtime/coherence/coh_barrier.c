@@ -182,8 +182,8 @@ static coh_wire_depart_t apply_depart(const char *buf, size_t len)
             /* buf is depart_buf (page-aligned) and records are made of
              * u32 fields, so ranges is aligned for coh_range_t */
             if ((int)rec.creator != coh.rank && rec.seq > coh.vc[rec.creator])
-                coh_invalidate_ranges((const coh_range_t *)ranges,
-                                      rec.nranges);
+                coh_refresh_ranges((const coh_range_t *)ranges,
+                                   rec.nranges);
         }
     }
     for (int j = 0; j < coh.size; j++) {

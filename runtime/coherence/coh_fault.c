@@ -34,8 +34,19 @@ static void fetch_fail(dsm_status_t st)
  * the invalid pages fetched in one get, so a scan costs one round trip per
  * window instead of one per page, and a lone access registers and fetches
  * only its page: registering a page the node never reads would make its
- * home track (fault on) its own writes for nothing. */
+ * home track (fault on) its own writes for nothing.
+ *
+ * A window may grow to READ_AHEAD_MAX pages, or READ_AHEAD_MAPPED_MAX when
+ * the page is in the heap arena of its home and that home is a mapped
+ * same-host peer.  There the share handshake, which waits for the home's
+ * progress thread while the home computes, is most of a window's cost (a
+ * get is a copy), and the home clamps the registration to the heap block,
+ * so the larger window cannot spill into the next array.  Elsewhere (the
+ * stack, globals, pages that migrated away from their arena) nobody knows
+ * the block, and a window may run past the end of an array by up to its
+ * size. */
 #define READ_AHEAD_MAX 32u
+#define READ_AHEAD_MAPPED_MAX 256u
 #define READ_AHEAD_STREAMS 4
 typedef struct ahead_stream {
     size_t next;        /* the page after the stream's last run */
@@ -45,12 +56,21 @@ static __thread __attribute__((tls_model("initial-exec")))
     ahead_stream_t ahead[READ_AHEAD_STREAMS];
 static __thread __attribute__((tls_model("initial-exec"))) unsigned ahead_victim;
 
-static ahead_stream_t *read_ahead_stream(size_t index)
+static uint32_t read_ahead_cap(size_t index, int home)
 {
+    return coh_heap_arena_of(index) == home &&
+                   dsm_tp_peer_mapped(home, DSM_TP_SEG_REGION)
+               ? READ_AHEAD_MAPPED_MAX
+               : READ_AHEAD_MAX;
+}
+
+static ahead_stream_t *read_ahead_stream(size_t index, int home)
+{
+    uint32_t cap = read_ahead_cap(index, home);
     for (int i = 0; i < READ_AHEAD_STREAMS; i++)
         if (ahead[i].window && ahead[i].next == index) {
-            ahead[i].window = ahead[i].window * 2 < READ_AHEAD_MAX
-                                  ? ahead[i].window * 2 : READ_AHEAD_MAX;
+            ahead[i].window = ahead[i].window * 2 < cap ? ahead[i].window * 2
+                                                        : cap;
             return &ahead[i];
         }
     ahead_stream_t *s = &ahead[ahead_victim++ % READ_AHEAD_STREAMS];
@@ -138,7 +158,7 @@ int coh_fault_handler(uintptr_t addr, int access)
     int home_page = (flags & PF_HOME) != 0;
 
     if (state == PS_INVALID && !home_page) {
-        ahead_stream_t *stream = read_ahead_stream(index);
+        ahead_stream_t *stream = read_ahead_stream(index, pg->home);
         if (!(flags & PF_REGISTERED))
             share_with_home(index, pg->home, stream->window);
         size_t run = lock_fetch_run(index, pg->home, stream->window);
@@ -149,6 +169,7 @@ int coh_fault_handler(uintptr_t addr, int access)
         if (st != DSM_OK)
             fetch_fail(st);
         COH_STAT_ADD(pages_fetched, run);
+        coh_refresh_fetched(index, run);
         stream->next = index + run;
         if (run > 1) {
             /* the pages read ahead: valid, clean copies */
@@ -193,17 +214,29 @@ static void on_share_req(int src, const void *payload, size_t len, void *arg)
     /* read-ahead stops at the end of the array: the pages after it are
      * another block, which the reader may never touch */
     msg.count = (uint32_t)coh_heap_block_pages(msg.first, msg.count);
-    for (size_t i = msg.first; i < (size_t)msg.first + msg.count; i++) {
+    /* one mprotect (a TLB shoot-down while the home computes) per run of
+     * newly shared pages, not one per page */
+    size_t end = (size_t)msg.first + msg.count, run = 0;
+    for (size_t i = msg.first; i < end; i++) {
         coh_page_t *pg = &coh.pages[i];
         if (!(atomic_load(&pg->flags) & PF_HOME))
             dsm_fatal("node %d asked node %d to share page %zu it does not "
                       "home", src, coh.rank, i);
-        if (atomic_fetch_or(&pg->flags, PF_SHARED) & PF_SHARED)
+        if (atomic_fetch_or(&pg->flags, PF_SHARED) & PF_SHARED) {
+            /* shared before: may be WRITABLE now, keeps its protection */
+            if (run)
+                coh_protect(i - run, run, DSM_PROT_READ);
+            run = 0;
             continue;
-        /* from now on the home's own writes must fault, to be noticed */
+        }
+        /* from now on the home's own writes must fault, to be noticed; a
+         * write made before the protection change is in the copy the
+         * requester reads after our answer */
         atomic_store(&pg->state, PS_READONLY);
-        coh_protect(i, 1, DSM_PROT_READ);
+        run++;
     }
+    if (run)
+        coh_protect(end - run, run, DSM_PROT_READ);
     coh_msg_share_t ack = msg;
     dsm_status_t st = dsm_tp_am_send(src, COH_AM_SHARE_ACK, &ack, sizeof ack);
     if (st != DSM_OK)

@@ -99,8 +99,8 @@ static void import_body(void *arg)
             coh_wire_record_next(h.records, &pos, &rec, &ranges);
             /* records this node already acted on (a lock, a barrier) */
             if (rec.seq > coh.vc[rec.creator])
-                coh_invalidate_ranges((const coh_range_t *)ranges,
-                                      rec.nranges);
+                coh_refresh_ranges((const coh_range_t *)ranges,
+                                   rec.nranges);
         }
     }
     if (h.hdr.vc_creator > coh.vc[h.hdr.creator])

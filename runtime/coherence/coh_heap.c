@@ -6,7 +6,8 @@
  * homes, so an allocation never crosses the network.  Freeing or resizing a
  * block of another node's arena sends that node a message (a free is
  * asynchronous; a realloc asks for the block's size).  Any application
- * thread; never the fault handler.  Handlers run in any progressing thread.
+ * thread; never the fault handler, except coh_heap_arena_of (arithmetic
+ * only).  Handlers run in any progressing thread.
  */
 #include <errno.h>
 #include <string.h>
@@ -26,6 +27,11 @@ static int owner_of(uintptr_t p)
                                                       (size_t)coh.size)
         return -1;
     return (int)((p - coh.heap_base) / coh.arena_bytes);
+}
+
+int coh_heap_arena_of(size_t index)
+{
+    return owner_of(coh_page_addr(index));
 }
 
 dsm_status_t coh_heap_setup(void)

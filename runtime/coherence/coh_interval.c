@@ -1,7 +1,9 @@
 /*
  * coh_interval.c - intervals of lazy release consistency: closing an
  * interval at a release (diffs to homes, re-protection, the published write
- * notice log) and applying other nodes' notices at an acquire.
+ * notice log) and applying other nodes' notices at an acquire (invalidate
+ * the pages named, or at barrier departures and fork imports refresh the
+ * hot ones: coh_refresh.c decides and copies).
  *
  * Layer: coherence.  Called by application threads with the protocol mutex
  * held (release, invalidation, pull); never from the fault handler.  Pages
@@ -385,17 +387,20 @@ uint32_t coh_release(void)
 
 static int needs_invalidation(const coh_page_t *pg)
 {
-    return !(atomic_load(&pg->flags) & PF_HOME) &&
+    return !(atomic_load(&pg->flags) & (PF_HOME | PF_REFRESH)) &&
            atomic_load(&pg->state) != PS_INVALID;
 }
 
 /* Invalidate one chunk of consecutive pages, protections changed in runs;
  * pages written by this node in its open interval are diffed to their
- * homes first (after the protection change, so no write slips past). */
-static size_t invalidate_chunk(size_t first, size_t n)
+ * homes first (after the protection change, so no write slips past).
+ * With refresh, the hot clean pages of mapped homes are refreshed instead
+ * (coh_refresh.c) and keep their protection. */
+static size_t invalidate_chunk(size_t first, size_t n, int refresh)
 {
     size_t dropped = 0, early = 0;
     lock_chunk(first, n);
+    size_t kept = refresh ? coh_refresh_select(first, n) : 0;
     coh_protect_where(first, n, needs_invalidation, DSM_PROT_NONE);
     for (size_t i = 0; i < n; i++) {
         coh_page_t *pg = &coh.pages[first + i];
@@ -407,15 +412,19 @@ static size_t invalidate_chunk(size_t first, size_t n)
             early++;
         }
         atomic_store_explicit(&pg->state, PS_INVALID, memory_order_release);
+        coh_refresh_dropped(first + i);
         dropped++;
     }
     if (early)   /* the next fetch of these pages must find our writes */
         diff_complete();
+    if (kept)
+        coh_refresh_copy(first, n);
     unlock_chunk(first, n);
     return dropped;
 }
 
-void coh_invalidate_ranges(const coh_range_t *ranges, size_t n)
+static void invalidate_ranges(const coh_range_t *ranges, size_t n,
+                              int refresh)
 {
     size_t dropped = 0, noticed = 0;
     for (size_t r = 0; r < n; r++) {
@@ -426,12 +435,22 @@ void coh_invalidate_ranges(const coh_range_t *ranges, size_t n)
         noticed += count;
         for (size_t done = 0; done < count;) {
             size_t c = count - done < CHUNK_PAGES ? count - done : CHUNK_PAGES;
-            dropped += invalidate_chunk(first + done, c);
+            dropped += invalidate_chunk(first + done, c, refresh);
             done += c;
         }
     }
     COH_STAT_ADD(write_notices_received, noticed);
     COH_STAT_ADD(invalidations, dropped);
+}
+
+void coh_invalidate_ranges(const coh_range_t *ranges, size_t n)
+{
+    invalidate_ranges(ranges, n, 0);
+}
+
+void coh_refresh_ranges(const coh_range_t *ranges, size_t n)
+{
+    invalidate_ranges(ranges, n, 1);
 }
 
 void coh_invalidate_all(void)

@@ -50,6 +50,26 @@ uint32_t coh_release(void);
 void coh_invalidate_ranges(const coh_range_t *ranges, size_t n);
 /* Invalidate every valid non-home page (notices were lost). */
 void coh_invalidate_all(void);
+/* The same as coh_invalidate_ranges, except that pages this node uses in
+ * every epoch (re-fetched after their last invalidation), valid and clean
+ * here, whose home is a mapped same-host peer, are refreshed from the home
+ * and stay valid (coh_refresh.c).  Only where every other application
+ * thread of the node waits: a barrier departure, a fork import; lock
+ * grants invalidate.  Protocol mutex. */
+void coh_refresh_ranges(const coh_range_t *ranges, size_t n);
+
+/* Refresh bookkeeping (coh_refresh.c).  coh_refresh_fetched: the fault
+ * handler fetched [index, index+n) (their locks held).  The others are
+ * for the invalidation of an acquire, the chunk's page locks held:
+ * coh_refresh_dropped, a notice dropped the page's copy;
+ * coh_refresh_select marks PF_REFRESH on the pages of [first, first+n) to
+ * refresh and returns how many; coh_refresh_copy copies the home's pages
+ * into the marked ones and clears the marks. */
+dsm_status_t coh_refresh_setup(void);
+void coh_refresh_fetched(size_t index, size_t n);
+void coh_refresh_dropped(size_t index);
+size_t coh_refresh_select(size_t first, size_t n);
+void coh_refresh_copy(size_t first, size_t n);
 
 /* Read interval records (from, to] of creator from its published log and
  * invalidate what they name.  Protocol mutex. */
@@ -83,6 +103,9 @@ dsm_status_t coh_heap_setup(void);
  * would otherwise make the home track writes to the next array).  max for
  * pages outside this node's arena.  Handlers and application threads. */
 size_t coh_heap_block_pages(size_t index, size_t max);
+/* The node whose arena holds page index, or -1 (globals, the stack).  Any
+ * thread, the fault handler included. */
+int coh_heap_arena_of(size_t index);
 dsm_status_t coh_migrate_setup(void);
 
 /* The fault handler (installed through sys_fault). */

@@ -38,6 +38,8 @@ enum coh_page_flag {
     PF_DIRTY      = 1 << 4,  /* listed in the current dirty list */
     PF_EAGER      = 1 << 5,  /* home: left writable, noticed every interval
                                 (coh_interval.c, "eager pages") */
+    PF_REFRESH    = 1 << 6,  /* refreshed, not invalidated, by the acquire
+                                that holds its page lock (coh_refresh.c) */
 };
 
 typedef struct coh_page {

@@ -28,8 +28,9 @@
  * Layer: transport.  dsm_tp_offer_mapping: before dsm_tp_init;
  * dsm_tp_peer_mapped: any thread.
  * tp_direct_identity, tp_direct_map, tp_same_host: wire-up.  tp_direct_unmap:
- * finalize.  The mappings are used by tp_rma.c (any thread, fault handler).
- * They stay out of core dumps (sys_dump.h).
+ * finalize.  The mappings are used by tp_rma.c (any thread, fault handler),
+ * through tp_direct_copy.c for gets.  They stay out of core dumps
+ * (sys_dump.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -123,10 +124,12 @@ void tp_direct_map(int rank, const tp_record_t *peer, const tp_record_t *mine)
         if (peer->map_fd[s] != TP_WIRE_NO_FD && peer->seg_size[s] &&
             peer->seg_size[s] <= SIZE_MAX)
             tp.peers[rank].direct[s] = map_peer_segment(rank, peer, s);
+    tp_direct_copy_open(rank, peer, mine);
 }
 
 void tp_direct_unmap(void)
 {
+    tp_direct_copy_close();
     for (int r = 0; tp.peers && r < tp.size; r++)
         for (int s = 0; s < DSM_TP_SEG_COUNT; s++)
             if (tp.peers[r].direct[s]) {

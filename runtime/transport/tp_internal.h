@@ -424,6 +424,17 @@ int tp_lane_cpu_shared(int cpu);
 int tp_lane_sleep_begin(void);
 void tp_lane_sleep_end(void);
 
+/* ---- tp_direct_copy.c: the copy of a get from a mapped peer ------------- */
+/* Keep the descriptors of the segments tp_direct_map mapped for rank. */
+void tp_direct_copy_open(int rank, const tp_record_t *peer,
+                         const tp_record_t *mine);
+void tp_direct_copy_close(void);
+/* Copy [offset, offset+len) of rank's mapped segment seg to local: the
+ * file copy for pages of an offered segment of ours that no get wrote
+ * before, memcpy otherwise.  Any thread, the fault handler included. */
+void tp_direct_copy(int rank, dsm_tp_segment_t seg, uint64_t offset,
+                    void *local, size_t len);
+
 /* ---- tp_rma.c --------------------------------------------------------------- */
 /* Check (rank, seg, offset, len) and find the remote address and key.
  * For the calling rank the address is the local one. */

@@ -9,7 +9,8 @@
  *
  * The calling node's own segments are copied with memcpy: the memory is
  * ours, and no transport could do better.  So are the segments of peers on
- * this host that tp_direct.c mapped.  Everything else goes through
+ * this host that tp_direct.c mapped (a get through tp_direct_copy.c, which
+ * copies pages new here from file to file).  Everything else goes through
  * ucp_get_nbx / ucp_put_nbx on the peer's endpoint and remote key, and a
  * blocking call polls until completion (tp_wait_request).  A blocking put
  * is followed by an endpoint flush, because a completed put only means the
@@ -63,7 +64,7 @@ dsm_status_t dsm_tp_get(int rank, dsm_tp_segment_t seg, uint64_t offset,
     } else if (direct) {
         /* what the peer released before our acquire is in its memory */
         atomic_thread_fence(memory_order_acquire);
-        memcpy(local, direct + offset, len);
+        tp_direct_copy(rank, seg, offset, local, len);
     } else {
         /* on the activity board: dsmrun names it if the node dies now */
         dsm_activity_saved_t saved;

@@ -22,6 +22,7 @@
 #include "dsm.h"
 #include "sys_fault.h"
 #include "sys_region.h"
+#include "transport.h"
 
 #define TEST_BEGIN() dsm_sys_fault_reassert()
 
@@ -196,8 +197,9 @@ static void test_lock_try(void **state)
 }
 
 /* ---- read-ahead registers no page past the block it reads: the home
- * goes on writing the next array without faults */
-#define RA_PAGES 64
+ * goes on writing the next array without faults.  The reader's last
+ * window (up to 256 pages from a mapped home) reaches past the block. */
+#define RA_PAGES 300
 static DSM_SHARABLE uint64_t *g_ra_next;
 static void test_read_ahead_stays_in_block(void **state)
 {
@@ -418,6 +420,228 @@ static void test_randomised(void **state)
         assert_int_equal(total, expected_lock_sections());
         release_array(rand_array);
     }
+}
+
+/* ---- bulk fetches: large arrays homed at node 0, read whole by every
+ * node in scans (read-ahead windows, so gets of many pages; from a home on
+ * this host, pages new here come by file copy and the others by memcpy),
+ * every word checked after every barrier.  Rounds 0 and 1 scan the first
+ * array, first fetches then re-fetches (its pages are not hot yet, so
+ * every page is fetched), and count the gets.  The other rounds read the
+ * second array: round 2 only every other block of pages, so round 3's gets
+ * mix pages fetched before and pages never fetched; later rounds rewrite a
+ * third of the pages (hot by then: refreshed at the barrier when the home
+ * is mapped) or all. */
+#define BULK_PAGES 1000
+#define BULK_ROUNDS 7
+static uint64_t *bulk_array;
+static volatile int bulk_errors;
+static dsm_stats_t bulk_scan[3];   /* around rounds 0 and 1 */
+
+static int bulk_written(size_t page, int round)
+{
+    return round < 4 || round == BULK_ROUNDS - 1 ||
+           page % 3 == (size_t)round % 3;
+}
+
+/* the word of array a (0, 1) that round reads or writes */
+static uint64_t *bulk_word(int round, size_t w)
+{
+    return bulk_array + (round < 2 ? 0 : BULK_PAGES * 512) + w;
+}
+
+static uint64_t bulk_value(size_t w, int round)
+{
+    return mix(w * 131 + (uint64_t)round) | 1;
+}
+
+static uint64_t bulk_expected(size_t w, int round)
+{
+    while (!bulk_written(w / 512, round))
+        round--;
+    return bulk_value(w, round);
+}
+
+static void bulk_thread(int t)
+{
+    size_t per = (BULK_PAGES + (size_t)threads - 1) / (size_t)threads;
+    size_t lo = (size_t)t * per, hi = lo + per < BULK_PAGES ? lo + per
+                                                            : BULK_PAGES;
+    for (int round = 0; round < BULK_ROUNDS; round++) {
+        /* no other thread fetches now: they write (node 0) or wait */
+        if (t == 0 && round < 2)
+            dsm_stats_get(&bulk_scan[round]);
+        if (rank == 0)
+            for (size_t p = lo; p < hi; p++)
+                if (bulk_written(p, round))
+                    for (size_t w = p * 512; w < (p + 1) * 512; w++)
+                        *bulk_word(round, w) = bulk_value(w, round);
+        dsm_barrier();
+        for (size_t p = lo; p < hi; p++) {
+            if (round == 2 && (p / 5) % 2)
+                continue;
+            for (size_t w = p * 512; w < (p + 1) * 512; w++)
+                if (*bulk_word(round, w) != bulk_expected(w, round))
+                    __atomic_add_fetch(&bulk_errors, 1, __ATOMIC_RELAXED);
+        }
+        dsm_barrier();
+        if (t == 0 && round == 1)
+            dsm_stats_get(&bulk_scan[2]);
+    }
+}
+
+static void test_bulk_fetch(void **state)
+{
+    TEST_BEGIN();
+    bulk_array = publish_array(2 * BULK_PAGES * 4096);
+    bulk_errors = 0;
+    run_threads(bulk_thread);
+    assert_int_equal(bulk_errors, 0);
+    for (int scan = 0; scan < 2 && rank != 0; scan++) {
+        /* read ahead: far fewer gets than pages; from a home on this host
+         * that this node maps, windows of up to 256 pages (32 otherwise) */
+        uint64_t pages = bulk_scan[scan + 1].pages_fetched -
+                         bulk_scan[scan].pages_fetched;
+        uint64_t gets = bulk_scan[scan + 1].rma_gets - bulk_scan[scan].rma_gets;
+        print_message("node %d: scan %d: %llu pages in %llu gets\n", rank,
+                      scan, (unsigned long long)pages,
+                      (unsigned long long)gets);
+        /* the first scan's last window may reach into the second array
+         * (the same block); the second finds those pages valid */
+        assert_true(pages >= BULK_PAGES && pages < BULK_PAGES + 256);
+        assert_true(scan == 0 || pages == BULK_PAGES);
+        assert_true(gets * 4 < pages);
+        if (dsm_tp_peer_mapped(0, DSM_TP_SEG_REGION))
+            assert_true(gets * 40 < pages);
+    }
+    /* not freed: its pages stay shared with node 0, and later tests that
+     * count node 0's faults want blocks nobody has read */
+    dsm_barrier();
+}
+
+/* ---- refresh instead of invalidate: every node homes a block that it
+ * rewrites in every epoch (on odd pages the next node writes half of each
+ * page, so those pages have two writers, and the third page only every
+ * third epoch); every thread of every node reads every other block after
+ * each barrier and checks every word.  Pages read in every epoch become
+ * hot and, from a mapped home, are refreshed at the barrier instead of
+ * invalidated: a refresh that missed a write shows as a wrong word. */
+#define REF_PAGES 5
+#define REF_EPOCHS 40
+static DSM_SHARABLE uint64_t *g_ref_blocks[64];
+static volatile int ref_errors;
+
+/* the node that writes word w of node n's page p in epoch e, or -1 */
+static int ref_writer(int n, size_t p, size_t w, int e)
+{
+    if (p == 2 && e % 3)
+        return -1;
+    return (p % 2 && w >= 256) ? (n + 1) % nodes : n;
+}
+
+static uint64_t ref_value(int n, size_t p, size_t w, int e)
+{
+    while (e > 0 && ref_writer(n, p, w, e) < 0)
+        e--;
+    return mix(((uint64_t)n << 40) ^ ((uint64_t)e << 20) ^ (p * 512 + w)) | 1;
+}
+
+static void refresh_thread(int t)
+{
+    for (int e = 0; e < REF_EPOCHS; e++) {
+        for (int n = 0; n < nodes; n++)
+            for (size_t p = 0; p < REF_PAGES; p++)
+                for (size_t w = (size_t)t; w < 512; w += (size_t)threads)
+                    if (ref_writer(n, p, w, e) == rank)
+                        g_ref_blocks[n][p * 512 + w] = ref_value(n, p, w, e);
+        dsm_barrier();
+        for (int n = 0; n < nodes; n++)
+            for (size_t p = 0; p < REF_PAGES; p++)
+                for (size_t w = 0; w < 512; w++)
+                    if (g_ref_blocks[n][p * 512 + w] != ref_value(n, p, w, e))
+                        __atomic_add_fetch(&ref_errors, 1, __ATOMIC_RELAXED);
+        dsm_barrier();
+    }
+}
+
+static void test_refresh_never_stale(void **state)
+{
+    TEST_BEGIN();
+    g_ref_blocks[rank] = dsm_calloc(REF_PAGES, 4096);
+    assert_non_null(g_ref_blocks[rank]);
+    dsm_barrier();
+    ref_errors = 0;
+    dsm_stats_t before, after;
+    dsm_stats_get(&before);
+    run_threads(refresh_thread);
+    dsm_stats_get(&after);
+    assert_int_equal(ref_errors, 0);
+    uint64_t refreshed = after.refreshes - before.refreshes;
+    print_message("node %d: %llu pages refreshed, %llu read faults\n", rank,
+                  (unsigned long long)refreshed,
+                  (unsigned long long)(after.read_faults - before.read_faults));
+    /* the path was taken where it applies, and only there */
+    if (nodes > 1 && dsm_tp_peer_mapped((rank + 1) % nodes, DSM_TP_SEG_REGION))
+        assert_true(refreshed >= (uint64_t)REF_EPOCHS);
+    else
+        assert_int_equal(refreshed, 0);
+    dsm_barrier();
+    dsm_free(g_ref_blocks[rank]);
+    dsm_barrier();
+}
+
+/* ---- the refresh decays: node 0 rewrites a page in every epoch; the
+ * others read it for a while (it becomes hot and is refreshed), then stop:
+ * it is refreshed a few more times at most, then invalidated once and left
+ * alone */
+#define DECAY_READ 20
+#define DECAY_IDLE 30
+static uint64_t *decay_page;
+static dsm_stats_t decay_stats[3];   /* start, end of reading, last 10 */
+
+static void decay_thread(int t)
+{
+    for (int e = 0; e < DECAY_READ + DECAY_IDLE; e++) {
+        if (t == 0 && (e == DECAY_READ || e == DECAY_READ + DECAY_IDLE - 10))
+            dsm_stats_get(&decay_stats[e == DECAY_READ ? 1 : 2]);
+        if (rank == 0 && t == 0)
+            for (size_t w = 0; w < 512; w++)
+                decay_page[w] = (uint64_t)e * 1000 + w;
+        dsm_barrier();
+        if (e < DECAY_READ && decay_page[(size_t)t * 7] != (uint64_t)e * 1000 +
+                                                            (size_t)t * 7)
+            __atomic_add_fetch(&ref_errors, 1, __ATOMIC_RELAXED);
+        dsm_barrier();
+    }
+}
+
+static void test_refresh_decays(void **state)
+{
+    TEST_BEGIN();
+    decay_page = publish_array(4096);
+    ref_errors = 0;
+    dsm_stats_get(&decay_stats[0]);
+    run_threads(decay_thread);
+    dsm_stats_t end;
+    dsm_stats_get(&end);
+    assert_int_equal(ref_errors, 0);
+    uint64_t reading = decay_stats[1].refreshes - decay_stats[0].refreshes;
+    uint64_t faults = decay_stats[1].read_faults - decay_stats[0].read_faults;
+    uint64_t idle = end.refreshes - decay_stats[1].refreshes;
+    uint64_t last = end.refreshes - decay_stats[2].refreshes;
+    print_message("node %d: reading %llu refreshes %llu read faults; idle "
+                  "%llu refreshes, last 10 epochs %llu\n", rank,
+                  (unsigned long long)reading, (unsigned long long)faults,
+                  (unsigned long long)idle, (unsigned long long)last);
+    if (rank != 0 && dsm_tp_peer_mapped(0, DSM_TP_SEG_REGION)) {
+        /* hot from its second fetch: most reading epochs refreshed it */
+        assert_true(reading >= DECAY_READ / 2);
+        assert_true(faults <= DECAY_READ / 4);
+    }
+    /* unused: refreshed at most a budget's worth, then never again */
+    assert_true(idle <= 16);
+    assert_int_equal(last, 0);
+    release_array(decay_page);
 }
 
 /* ---- two threads of a node fault on the same page at once; a thread reads
@@ -836,6 +1060,10 @@ int main(int argc, char **argv)
     if (threads < 1 || threads > 64)
         threads = 1;
     const struct CMUnitTest tests[] = {
+        /* first, on a heap no page of which any node has fetched yet
+         * (memory that earlier tests freed may be hot and be refreshed
+         * instead of fetched, which would change the counts it checks) */
+        cmocka_unit_test(test_bulk_fetch),
         cmocka_unit_test(test_sharable_globals),
         cmocka_unit_test(test_false_sharing),
         cmocka_unit_test(test_subword_false_sharing),
@@ -844,6 +1072,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_producer_consumer),
         cmocka_unit_test(test_read_ahead_stays_in_block),
         cmocka_unit_test(test_randomised),
+        cmocka_unit_test(test_refresh_never_stale),
+        cmocka_unit_test(test_refresh_decays),
         cmocka_unit_test(test_concurrent_faults),
         cmocka_unit_test(test_read_during_refetch),
         cmocka_unit_test(test_heap_cross_node),

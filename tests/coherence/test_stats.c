@@ -57,8 +57,7 @@ static void test_json(void **state)
         "diff_bytes_sent", "write_notices_sent", "write_notices_received",
         "invalidations", "barriers", "lock_acquires", "messages_sent",
         "bytes_sent", "rma_gets", "rma_puts", "atomics", "pages_migrated",
-        "eager_pages",
-        "protocol_ns"};
+        "eager_pages", "refreshes", "protocol_ns"};
     for (int node = 0; node < 2; node++)
         for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
             if (json_value(out, node, keys[k]) < 0)

@@ -107,6 +107,72 @@ static void test_get_every_size(void **state)
     tt_barrier();
 }
 
+/* The bytes at [start, start+len) of pattern (a, b). */
+static void expect_from(const unsigned char *p, size_t start, size_t len,
+                        unsigned a, unsigned b)
+{
+    for (size_t i = 0; i < len; i++)
+        if (p[i] != tt_pattern(a, b, start + i))
+            fail_msg("byte %zu of [%zu, +%zu) differs (pattern %u/%u)",
+                     start + i, start, len, a, b);
+}
+
+static void expect_zero(const unsigned char *p, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (p[i])
+            fail_msg("byte %zu of %zu is %u, not 0", i, len, p[i]);
+}
+
+/* Gets into this node's own region, whole pages at page offsets, as the
+ * fault handler makes them.  From a mapped peer, pages no get wrote here
+ * before come by file copy and the others by memcpy (tp_direct_copy.c), so
+ * the steps go: into pages never allocated (every other block of 8); the
+ * whole range again, whose runs mix fetched and new pages; the same range
+ * once more (all fetched before); from pages the peer never wrote (zeros
+ * must arrive, also over a page we wrote); and within pages (memcpy).  The
+ * destination is poisoned first wherever it may already hold the answer,
+ * and every byte is checked.  Without a mapping the same gets go through
+ * UCX and must give the same bytes. */
+static void test_get_into_region(void **state)
+{
+    enum { PAGES = 96, BLOCK = 8 };
+    const size_t len = (size_t)PAGES * 4096;
+    const uint64_t src = 3072 * MIB, hole = 3200 * MIB;
+    fill((unsigned char *)node.region.rt + src, len, (unsigned)node.rank, 50);
+    tt_barrier();
+    for (int k = 1; k < node.size; k++) {
+        int peer = (node.rank + k) % node.size;
+        uint64_t dst = 3300 * MIB + (uint64_t)k * 2 * len;
+        unsigned char *d = (unsigned char *)node.region.rt + dst;
+        for (size_t p = 0; p < PAGES; p += 2 * BLOCK) {
+            assert_int_equal(dsm_tp_get(peer, DSM_TP_SEG_REGION,
+                                        src + p * 4096, d + p * 4096,
+                                        BLOCK * 4096), DSM_OK);
+            expect_from(d + p * 4096, p * 4096, BLOCK * 4096,
+                        (unsigned)peer, 50);
+        }
+        for (int again = 0; again < 2; again++) {
+            memset(d, 0xa5, len);
+            assert_int_equal(dsm_tp_get(peer, DSM_TP_SEG_REGION, src, d, len),
+                             DSM_OK);
+            expect_from(d, 0, len, (unsigned)peer, 50);
+        }
+        unsigned char *z = d + len;
+        memset(z, 0xa5, 4096);   /* one page exists here, the rest not */
+        assert_int_equal(dsm_tp_get(peer, DSM_TP_SEG_REGION, hole, z,
+                                    BLOCK * 4096), DSM_OK);
+        expect_zero(z, BLOCK * 4096);
+        memset(d, 0xa5, len);
+        assert_int_equal(dsm_tp_get(peer, DSM_TP_SEG_REGION, src + 100,
+                                    d + 100, 3 * 4096), DSM_OK);
+        expect_from(d + 100, 100, 3 * 4096, (unsigned)peer, 50);
+        assert_int_equal(d[99], 0xa5);
+        assert_int_equal(d[100 + 3 * 4096], 0xa5);
+    }
+    tt_barrier();
+}
+
 /* Node r writes into node t at 1 GiB + r MiB. */
 static uint64_t put_area(int writer) { return 1024 * MIB + (uint64_t)writer * MIB; }
 
@@ -435,6 +501,7 @@ int main(void)
         cmocka_unit_test(test_registration_is_lazy),
         cmocka_unit_test(test_same_host_mapping),
         cmocka_unit_test(test_get_every_size),
+        cmocka_unit_test(test_get_into_region),
         cmocka_unit_test(test_put_every_size),
         cmocka_unit_test(test_put_nb_and_flush),
         cmocka_unit_test(test_rma_errors),

@@ -1,0 +1,103 @@
+/*
+ * coh_refresh.c - refresh instead of invalidate: at a barrier departure or
+ * a fork import, a hot page (one this node re-fetched after its previous
+ * invalidation) that the acquire's notices name, that is valid and clean
+ * here, and whose home is a same-host peer this node maps, gets the home's
+ * current contents copied into it (through the runtime view) and stays
+ * READONLY, instead of mprotect(NONE) now, a fault, a fetch and
+ * mprotect(READ) later.  See doc/design.md, "Refresh instead of
+ * invalidate", for why a refresh is a fetch made early and why it is
+ * correct.
+ *
+ * Heat, one byte per page: REFRESH_BUDGET..1 refreshes left (hot); 0 cold;
+ * HEAT_NOTICED: a notice dropped this node's copy and it was not fetched
+ * since.  A fetch of a noticed page makes it hot with a full budget.  Each
+ * refresh spends one; a page with none left is invalidated once at its
+ * next notice, which tests whether it is still used: if this node fetches
+ * it again it is hot again, if not it stays invalid and costs nothing.
+ * So a page read in every epoch pays one fault per REFRESH_BUDGET + 1
+ * notices, and a page no longer read is refreshed at most REFRESH_BUDGET
+ * more times.
+ *
+ * Layer: coherence.  coh_refresh_setup: dsm_init.  coh_refresh_fetched:
+ * the fault handler (byte stores under the pages' locks: no malloc, no
+ * stdio).  coh_refresh_dropped, coh_refresh_select, coh_refresh_copy: the
+ * invalidation of an acquire (coh_interval.c), protocol mutex and the
+ * pages' locks held.
+ */
+#include "base_log.h"
+#include "coh_protocol.h"
+#include "coh_state.h"
+#include "coh_stats.h"
+#include "transport.h"
+
+#define REFRESH_BUDGET 8u
+#define HEAT_NOTICED 0x80u
+
+static uint8_t *heat;
+
+dsm_status_t coh_refresh_setup(void)
+{
+    heat = coh_table_alloc(coh.npages);
+    return heat ? DSM_OK : DSM_ERR_NOMEM;
+}
+
+void coh_refresh_fetched(size_t index, size_t n)
+{
+    for (size_t i = index; i < index + n; i++)
+        if (heat[i] == HEAT_NOTICED)
+            heat[i] = REFRESH_BUDGET;
+}
+
+void coh_refresh_dropped(size_t index)
+{
+    heat[index] = HEAT_NOTICED;
+}
+
+size_t coh_refresh_select(size_t first, size_t n)
+{
+    size_t chosen = 0;
+    for (size_t i = first; i < first + n; i++) {
+        coh_page_t *pg = &coh.pages[i];
+        uint8_t h = heat[i];
+        if (h == 0 || h == HEAT_NOTICED ||
+            atomic_load(&pg->state) != PS_READONLY ||
+            (atomic_load(&pg->flags) & PF_HOME) ||
+            !dsm_tp_peer_mapped(pg->home, DSM_TP_SEG_REGION))
+            continue;
+        heat[i] = (uint8_t)(h - 1);
+        atomic_fetch_or(&pg->flags, PF_REFRESH);
+        chosen++;
+    }
+    return chosen;
+}
+
+static void copy_run(size_t first, size_t n, int home)
+{
+    dsm_status_t st = dsm_tp_get(home, DSM_TP_SEG_REGION,
+                                 (uint64_t)first << DSM_PAGE_SHIFT,
+                                 coh_page_rt(first), n << DSM_PAGE_SHIFT);
+    if (st != DSM_OK)
+        dsm_fatal("refreshing pages [%zu, +%zu) from node %d: %s", first, n,
+                  home, dsm_status_string(st));
+}
+
+void coh_refresh_copy(size_t first, size_t n)
+{
+    size_t run = 0, copied = 0;
+    for (size_t i = first; i <= first + n; i++) {
+        const coh_page_t *pg = i < first + n ? &coh.pages[i] : NULL;
+        int marked = pg && (atomic_load(&pg->flags) & PF_REFRESH);
+        /* a run: consecutive marked pages of one home, one get */
+        if (run && (!marked || pg->home != coh.pages[i - 1].home)) {
+            copy_run(i - run, run, coh.pages[i - 1].home);
+            copied += run;
+            run = 0;
+        }
+        if (marked) {
+            atomic_fetch_and(&coh.pages[i].flags, (uint8_t)~PF_REFRESH);
+            run++;
+        }
+    }
+    COH_STAT_ADD(refreshes, copied);
+}
