@@ -130,26 +130,30 @@ def runs_for(kernel, spec, a):
 
 
 def measure(kernel, spec, a):
-    rows = []
-    for label, command, env, is_dsm in runs_for(kernel, spec, a):
-        best = None
-        for _ in range(a.repeat):
+    """Best of a.repeat runs of every version, taken in rounds (every
+    version once per round), so that a spell of load on the shared machine
+    falls on every version alike rather than on one."""
+    runs = list(runs_for(kernel, spec, a))
+    best = [None] * len(runs)
+    for _ in range(a.repeat):
+        for i, (label, command, env, is_dsm) in enumerate(runs):
+            if best[i] is not None and not best[i]["ok"]:
+                continue
             status, out, err = run(command, env, a.timeout)
             result = parse_result(out, kernel)
             if status != 0 or result is None:
                 sys.stderr.write(err)
                 print("compare: %s failed (status %d): %s" %
                       (label, status, shlex.join(command)))
-                best = {"label": label, "ok": False, "status": status,
-                        "command": shlex.join(command)}
-                break
-            if best is None or result["time"] < best["time"]:
-                best = dict(result, label=label, ok=True,
-                            command=shlex.join(command))
+                best[i] = {"label": label, "ok": False, "status": status,
+                           "command": shlex.join(command)}
+                continue
+            if best[i] is None or result["time"] < best[i]["time"]:
+                best[i] = dict(result, label=label, ok=True,
+                               command=shlex.join(command))
                 if is_dsm:
-                    best["dsm_stats"] = parse_stats(out)
-        rows.append(best)
-    return rows
+                    best[i]["dsm_stats"] = parse_stats(out)
+    return best
 
 
 def agreement(rows, fields):
@@ -230,7 +234,7 @@ def main():
     p.add_argument("--builddir", default="build")
     p.add_argument("--nodes", type=int, default=2)
     p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--repeat", type=int, default=5)
     p.add_argument("--timeout", type=float, default=300)
     p.add_argument("--kernels", default=",".join(KERNELS))
     p.add_argument("--jacobi-n", type=int, default=1000)

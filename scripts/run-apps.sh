@@ -11,7 +11,8 @@
 #          [--jacobi-n SIZE] [--jacobi-k ITERATIONS]
 #          [--spmv-matrix lap7|lap27|band] [--spmv-s SIZE] [--spmv-k ITER]
 #          [--gmres-matrix lap7|lap27|band] [--gmres-s SIZE] [--gmres-m M]
-# Defaults fit a 2-core machine: 2 nodes x 1 thread, best of 3; Jacobi
+# Defaults fit a 2-core machine: 2 nodes x 1 thread, best of 5 (taken in
+# rounds: every version once per round); Jacobi
 # 1000^2 x 100 sweeps; SpMV on the 7-point Laplacian of a 64^3 grid x 100;
 # GMRES(30) to 1e-8 on that of a 32^3 grid.  DSM_BUILDDIR picks the build
 # directory (default build).  Exit status 0 when every run succeeded and
