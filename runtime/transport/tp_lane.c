@@ -74,8 +74,11 @@
 #define LANE_DATA_BYTES ((uint64_t)256 << 10)
 #define LANE_PAGE 4096u
 
+/* Two cache lines: senders read "sleeping" after every record, so the
+ * node's own frequent stores to waiting_cpu must not share its line. */
 typedef struct lane_node {
     _Atomic uint32_t sleeping;   /* the receiver wants a wake-up byte */
+    char pad[60];
     _Atomic int32_t waiting_cpu; /* CPU a thread of the node polls on, +1;
                                     0: none polls */
 } lane_node_t;
@@ -110,6 +113,7 @@ typedef struct lane_tx {         /* this node -> peer */
     lane_node_t *peer_node;
     int bell_fd;                 /* the peer's wake pipe, write end */
     atomic_flag lock;
+    uint64_t tail_seen;          /* the peer's tail as last read (lock) */
     unsigned char *file;         /* the peer's whole file, for munmap */
 } lane_tx_t;
 
@@ -328,11 +332,16 @@ static void publish(lane_tx_t *tx, uint64_t head)
     }
 }
 
-static uint64_t space(const lane_tx_t *tx, uint64_t head)
+/* Room for need bytes at head?  The tail the receiver last published is
+ * read only when the one seen before does not leave room: the line it
+ * lives on is the receiver's, and reading it costs a transfer. */
+static int has_room(lane_tx_t *tx, uint64_t head, uint64_t need)
 {
-    uint64_t tail = atomic_load_explicit(&tx->ring->tail,
+    if (LANE_DATA_BYTES - (head - tx->tail_seen) >= need)
+        return 1;
+    tx->tail_seen = atomic_load_explicit(&tx->ring->tail,
                                          memory_order_acquire);
-    return LANE_DATA_BYTES - (head - tail);
+    return LANE_DATA_BYTES - (head - tx->tail_seen) >= need;
 }
 
 /* A sender that waits for space keeps this node's own lanes and UCX
@@ -386,7 +395,7 @@ dsm_status_t tp_lane_send(int rank, unsigned id, const void *hdr,
                                          memory_order_relaxed);
     dsm_status_t st = DSM_OK;
     if (total <= TP_LANE_MAX_PAYLOAD) {
-        while (space(tx, head) < record_cost(head, total)) {
+        while (!has_room(tx, head, record_cost(head, total))) {
             if (!may_wait) {
                 st = DSM_ERR_BUSY;
                 goto out;
@@ -411,7 +420,7 @@ dsm_status_t tp_lane_send(int rank, unsigned id, const void *hdr,
         uint64_t prefix = kind == TP_LANE_FIRST ? sizeof total : 0;
         if (piece > TP_LANE_MAX_PAYLOAD - prefix)
             piece = TP_LANE_MAX_PAYLOAD - prefix;
-        while (space(tx, head) < record_cost(head, prefix + piece))
+        while (!has_room(tx, head, record_cost(head, prefix + piece)))
             wait_for_space(tx, &w, &waiting, rank);
         /* the piece [sent, sent+piece) of hdr|body */
         const unsigned char *h = hdr, *b = body;
