@@ -27,6 +27,7 @@
 #include "coh_state.h"
 #include "coh_stats.h"
 #include "coh_wire.h"
+#include "coherence.h"
 #include "sys_stack.h"
 #include "transport.h"
 
@@ -57,6 +58,9 @@ static volatile int gather_complete;
 static char *depart_buf;
 static size_t depart_len;
 static volatile int depart_ready;
+
+/* Node 0: takes what other nodes attach to their join arrivals. */
+static dsm_coh_join_extra_fn join_extra_handler;
 
 /* One-way joins.  Node 0: a departure held in depart_buf, not yet sent.
  * Other nodes: arrived at a join, departure not yet applied. */
@@ -102,6 +106,14 @@ static void gather_add(int src, const void *payload, size_t len)
                   len);
     coh_msg_arrive_t hdr = arrival.hdr;
     size_t body = arrival.records_len;
+    /* what the layer above attached: delivered before the arrival counts,
+     * so that whoever waits for every arrival finds it */
+    if (arrival.extra && src != 0) {
+        if (!join_extra_handler)
+            dsm_fatal("a barrier arrival from node %d with %u extra bytes "
+                      "nobody takes", src, hdr.extra_len);
+        join_extra_handler(src, arrival.extra, hdr.extra_len);
+    }
     coh_spin_lock(&gather_lock);
     if (hdr.epoch != gather_epoch)
         dsm_fatal("barrier arrival from node %d for barrier %llu while node "
@@ -144,18 +156,21 @@ void coh_barrier_register_handlers(void)
     dsm_tp_am_register(COH_AM_BARRIER_DEPART, on_depart, NULL);
 }
 
-/* Our arrival: header and the records of our intervals since the last
- * barrier (the others knew everything up to it). */
-static size_t build_arrive(void)
+/* Our arrival: header, the records of our intervals since the last
+ * barrier (the others knew everything up to it), the extra bytes. */
+static size_t build_arrive(const void *extra, size_t extra_len)
 {
-    coh_msg_arrive_t hdr = {epoch, coh.vc[coh.rank], 0, 0, 0};
+    coh_msg_arrive_t hdr = {epoch, coh.vc[coh.rank], 0, 0,
+                            (uint32_t)extra_len};
     int overflow;
     size_t len = coh_own_records(arrive_buf + sizeof hdr,
-                                 ARRIVE_BYTES - sizeof hdr, &hdr.nrecords,
-                                 &overflow);
+                                 ARRIVE_BYTES - sizeof hdr - extra_len,
+                                 &hdr.nrecords, &overflow);
     hdr.overflow = (uint32_t)overflow;
     memcpy(arrive_buf, &hdr, sizeof hdr);
-    return sizeof hdr + len;
+    if (extra_len)
+        memcpy(arrive_buf + sizeof hdr + len, extra, extra_len);
+    return sizeof hdr + len + extra_len;
 }
 
 /* Apply a departure: invalidate what others wrote, merge vector time.
@@ -242,9 +257,9 @@ static void send_departure(void)
     }
 }
 
-static void send_arrival(void)
+static void send_arrival(const void *extra, size_t extra_len)
 {
-    size_t len = build_arrive();
+    size_t len = build_arrive(extra, extra_len);
     dsm_status_t st = dsm_tp_am_send(0, COH_AM_BARRIER_ARRIVE, arrive_buf,
                                      len);
     if (st != DSM_OK)
@@ -310,11 +325,11 @@ void coh_barrier_global(void)
     coh_join_finish();
     coh_release();
     if (coh.rank == 0) {
-        gather_add(0, arrive_buf, build_arrive());
+        gather_add(0, arrive_buf, build_arrive(NULL, 0));
         gather_departure();
         send_departure();
     } else {
-        send_arrival();
+        send_arrival(NULL, 0);
         dsm_tp_wait_flag(&depart_ready, "the barrier departure from node 0");
         depart_ready = 0;
     }
@@ -328,6 +343,8 @@ void coh_barrier_global(void)
 typedef struct join_call {
     void (*wake_others)(void *);
     void *arg;
+    const void *extra;
+    size_t extra_len;
 } join_call_t;
 
 /* Node 0 holds the departure unless it moves homes.  Moves must be
@@ -343,7 +360,7 @@ static void join_body(void *arg)
     coh_join_finish();
     coh_release();
     if (coh.rank == 0) {
-        gather_add(0, arrive_buf, build_arrive());
+        gather_add(0, arrive_buf, build_arrive(NULL, 0));
         gather_departure();
         coh_wire_depart_t d = apply_depart(depart_buf, depart_len);
         epoch++;
@@ -355,18 +372,27 @@ static void join_body(void *arg)
             departure_held = 1;
         }
     } else {
-        send_arrival();
+        send_arrival(c->extra, c->extra_len);
         departure_due = 1;
     }
     COH_STAT_ADD(barriers, 1);
     coh_protocol_unlock();
 }
 
-dsm_status_t dsm_coh_join(void (*wake_others)(void *), void *arg)
+void dsm_coh_join_extra_handler(dsm_coh_join_extra_fn fn)
 {
-    if (!coh.initialized || !wake_others)
-        return !coh.initialized ? DSM_ERR_STATE : DSM_ERR_INVALID;
-    join_call_t c = {wake_others, arg};
+    join_extra_handler = fn;
+}
+
+dsm_status_t dsm_coh_join(void (*wake_others)(void *), void *arg,
+                          const void *extra, size_t extra_len)
+{
+    if (!coh.initialized)
+        return DSM_ERR_STATE;
+    if (!wake_others || extra_len > COH_JOIN_EXTRA_MAX ||
+        (extra_len && (!extra || coh.rank == 0)))
+        return DSM_ERR_INVALID;
+    join_call_t c = {wake_others, arg, extra, extra_len};
     if (coh.size > 1)
         dsm_sys_on_rtstack(join_body, &c);
     return DSM_OK;

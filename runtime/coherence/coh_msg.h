@@ -51,14 +51,16 @@ typedef struct coh_record_hdr {
 } coh_record_hdr_t;
 
 /* Barrier arrival: header then records of intervals created by the sender
- * since the last barrier. */
+ * since the last barrier, then extra_len bytes the layer above attached
+ * to a one-way join (at most COH_JOIN_EXTRA_MAX; coherence.h). */
 typedef struct coh_msg_arrive {
     uint64_t epoch;
     uint32_t vc_self;        /* sender's interval count */
     uint32_t overflow;       /* records were lost: invalidate everything */
     uint32_t nrecords;
-    uint32_t pad;
+    uint32_t extra_len;
 } coh_msg_arrive_t;
+#define COH_JOIN_EXTRA_MAX 1024u
 
 /* Handoff (a one-way release carried in another layer's message, e.g. a
  * fork): header, then nrecords records of the creator's intervals since

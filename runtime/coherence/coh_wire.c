@@ -65,8 +65,12 @@ dsm_status_t coh_wire_arrive(const void *msg, size_t len,
     if (len < sizeof a.hdr)
         return DSM_ERR_PROTOCOL;
     memcpy(&a.hdr, msg, sizeof a.hdr);
+    if (a.hdr.extra_len > COH_JOIN_EXTRA_MAX ||
+        a.hdr.extra_len > len - sizeof a.hdr)
+        return DSM_ERR_PROTOCOL;
     a.records = (const unsigned char *)msg + sizeof a.hdr;
-    a.records_len = len - sizeof a.hdr;
+    a.records_len = len - sizeof a.hdr - a.hdr.extra_len;
+    a.extra = a.hdr.extra_len ? a.records + a.records_len : NULL;
     if (a.hdr.overflow && (a.hdr.nrecords || a.records_len))
         return DSM_ERR_PROTOCOL;
     if (coh_wire_records(a.records, a.records_len, a.hdr.nrecords, lim) !=

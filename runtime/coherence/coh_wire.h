@@ -41,12 +41,14 @@ void coh_wire_record_next(const void *buf, size_t *pos,
 /* Range k of a record's ranges. */
 coh_range_t coh_wire_range(const unsigned char *ranges, uint32_t k);
 
-/* Barrier arrival (node -> node 0): header, then its records; an arrival
- * with overflow set carries none. */
+/* Barrier arrival (node -> node 0): header, then its records (none with
+ * overflow set), then hdr.extra_len bytes for the layer above (at most
+ * COH_JOIN_EXTRA_MAX). */
 typedef struct coh_wire_arrive {
     coh_msg_arrive_t hdr;
     const unsigned char *records;
     size_t records_len;
+    const unsigned char *extra;         /* hdr.extra_len bytes, or NULL */
 } coh_wire_arrive_t;
 dsm_status_t coh_wire_arrive(const void *msg, size_t len,
                              const coh_wire_limits_t *lim,

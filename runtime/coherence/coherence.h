@@ -106,8 +106,16 @@ dsm_status_t dsm_coh_handoff_import(int from, const void *buf, size_t len);
  * If node 0 moves homes at the join, every node must apply the moves
  * before any goes on: node 0 then calls wake_others(arg) (on a private
  * stack; it may only send messages), which must make every other node
- * call dsm_coh_join_settle, and returns once all have applied them. */
-dsm_status_t dsm_coh_join(void (*wake_others)(void *), void *arg);
+ * call dsm_coh_join_settle, and returns once all have applied them.
+ * A node other than 0 may attach extra_len bytes (at most 1024) to its
+ * arrival: node 0 hands them to the function registered with
+ * dsm_coh_join_extra_handler (before dsm_coh_init), in its message
+ * handler, before it counts the arrival. */
+dsm_status_t dsm_coh_join(void (*wake_others)(void *), void *arg,
+                          const void *extra, size_t extra_len);
+typedef void (*dsm_coh_join_extra_fn)(int src, const void *bytes,
+                                      size_t len);
+void dsm_coh_join_extra_handler(dsm_coh_join_extra_fn fn);
 dsm_status_t dsm_coh_join_settle(void);
 
 #endif

@@ -24,6 +24,7 @@ enum fj_am_id {
     FJ_AM_EXIT = 21,     /* node 0 -> all: finish with a status */
     FJ_AM_REDUCE = 22,   /* all -> node 0: a reduction's partial result */
     FJ_AM_SETTLE = 23,   /* node 0 -> all: apply the last join's home moves */
+    FJ_AM_PULL = 24,     /* node 0 -> one: send the partial result kept */
 };
 
 #define FJ_LOOP_SLOTS  8     /* dispatch loops that may be open at once */

@@ -10,10 +10,28 @@
  * reading node 0's red_done word (fj_reduce.c).  A message for a full slot
  * is therefore a protocol error.
  *
+ * Deferred partials.  Where a message to node 0 crosses the network (no
+ * same-host lane), a send costs the sender some microseconds of its own
+ * time (7-8 us over TCP between namespace hosts: the kernel's whole path
+ * runs in the send), and a region with a reduction sent two in a row,
+ * REDUCE then its join arrival.  So such a node keeps its latest partial
+ * result back and attaches it to its arrival at the region's join
+ * (dsm_coh_join's extra bytes), which node 0 takes like a REDUCE.  Node
+ * 0's holder waits for it inside the reduction, so a kept partial must
+ * not wait for long: it is sent on its own before anything that could
+ * make this node wait for node 0 (fj_partials_flush: barriers, locks,
+ * waits on node 0's words, the next reduction), and at once when node 0
+ * asks for it (PULL, after PULL_AFTER_NS of waiting: a node computing
+ * long after a nowait reduction).  Nodes on lanes send at once: there a
+ * message costs tens of nanoseconds.
+ *
  * Layer: forkjoin.  fj_partials_register: start-up, before the transport
  * starts.  fj_partials_send: the combining thread of a node other than 0.
+ * fj_partials_flush: any thread of such a node before it may wait for
+ * node 0; fj_partials_take: its leader at the join.
  * fj_partials_wait / fj_partials_release: node 0's combining thread.  The
- * handler copies and sets a flag: no malloc, no stdio, never blocks.
+ * handlers copy and set a flag, or send: no malloc, no stdio, never
+ * block.
  */
 #include "fj_partials.h"
 
@@ -21,7 +39,9 @@
 #include <string.h>
 
 #include "base_log.h"
+#include "coherence.h"
 #include "fj_internal.h"
+#include "fj_wait.h"
 #include "fj_wire.h"
 #include "transport.h"
 
@@ -40,14 +60,35 @@ typedef struct partial_slot {
 
 static partial_slot_t *slots;          /* [size][FJ_RED_SLOTS], node 0 */
 
+/* Nodes other than 0: the partial result kept back for the join. */
+#define PULL_AFTER_NS 200000ull
+static struct {
+    _Atomic uint32_t lock;
+    int pending;
+    size_t len;                        /* head and bytes */
+    _Alignas(16) unsigned char msg[sizeof(partial_head_t) + FJ_RED_MAX_BYTES];
+} kept;
+
+static void kept_lock(void)
+{
+    while (atomic_exchange_explicit(&kept.lock, 1, memory_order_acquire))
+        while (atomic_load_explicit(&kept.lock, memory_order_relaxed))
+            fj_cpu_relax();
+}
+
+static void kept_unlock(void)
+{
+    atomic_store_explicit(&kept.lock, 0, memory_order_release);
+}
+
 static partial_slot_t *slot_of(int src, uint64_t seq)
 {
     return &slots[(size_t)src * FJ_RED_SLOTS + seq % FJ_RED_SLOTS];
 }
 
-static void on_partial(int src, const void *payload, size_t len, void *arg)
+/* Node 0: a partial result arrived, in a REDUCE or with a join arrival. */
+static void take_partial(int src, const void *payload, size_t len)
 {
-    (void)arg;
     fj_wire_partial_t p;
     if (fj.rank != 0 || src <= 0 || src >= fj.size ||
         fj_wire_partial(payload, len, &p) != DSM_OK)
@@ -65,6 +106,81 @@ static void on_partial(int src, const void *payload, size_t len, void *arg)
     __atomic_store_n(&s->full, 1, __ATOMIC_RELEASE);
 }
 
+static void on_partial(int src, const void *payload, size_t len, void *arg)
+{
+    (void)arg;
+    take_partial(src, payload, len);
+}
+
+static void send_reduce(const void *msg, size_t len)
+{
+    dsm_status_t st = dsm_tp_am_send(0, FJ_AM_REDUCE, msg, len);
+    if (st != DSM_OK)
+        dsm_fatal("sending a reduction's partial result to node 0: %s",
+                  dsm_status_string(st));
+}
+
+/* Take the kept partial out into msg (room for kept.msg); its length, or
+ * 0 when none is kept (or when it is not the one want names). */
+static size_t take_kept(void *msg, const partial_head_t *want)
+{
+    size_t len = 0;
+    kept_lock();
+    if (kept.pending) {
+        partial_head_t head;
+        memcpy(&head, kept.msg, sizeof head);
+        if (!want || (head.region == want->region && head.seq == want->seq)) {
+            len = kept.len;
+            memcpy(msg, kept.msg, len);
+            kept.pending = 0;
+        }
+    }
+    kept_unlock();
+    return len;
+}
+
+/* A node other than 0, asked by node 0 for a partial it keeps. */
+static void on_pull(int src, const void *payload, size_t len, void *arg)
+{
+    (void)arg;
+    fj_wire_partial_t want;
+    if (fj.rank == 0 || src != 0 ||
+        fj_wire_partial(payload, len, &want) != DSM_OK || want.len != 0)
+        dsm_fatal("malformed PULL message from node %d (%zu bytes)", src,
+                  len);
+    _Alignas(16) unsigned char msg[sizeof kept.msg];
+    partial_head_t head = {want.region, want.seq};
+    size_t n = take_kept(msg, &head);
+    if (n)   /* from a handler: sent or queued, never waits */
+        send_reduce(msg, n);
+}
+
+void fj_partials_flush(void)
+{
+    if (!__atomic_load_n(&kept.pending, __ATOMIC_RELAXED))
+        return;
+    _Alignas(16) unsigned char msg[sizeof kept.msg];
+    size_t n = take_kept(msg, NULL);
+    if (n)
+        send_reduce(msg, n);
+}
+
+size_t fj_partials_take(void *out, size_t cap)
+{
+    if (!__atomic_load_n(&kept.pending, __ATOMIC_RELAXED) ||
+        cap < sizeof kept.msg)
+        return 0;
+    return take_kept(out, NULL);
+}
+
+static void on_join_extra(int src, const void *bytes, size_t len)
+{
+    if (fj.rank != 0 || src <= 0 || src >= fj.size)
+        dsm_fatal("a join arrival from node %d with a partial result sent "
+                  "to node %d", src, fj.rank);
+    take_partial(src, bytes, len);
+}
+
 void fj_partials_register(void)
 {
     if (fj.rank == 0 && fj.size > 1) {
@@ -72,26 +188,56 @@ void fj_partials_register(void)
         if (!slots)
             dsm_fatal("out of memory for the reduction slots");
     }
-    if (dsm_tp_am_register(FJ_AM_REDUCE, on_partial, NULL) != DSM_OK)
-        dsm_fatal("cannot register the reduction message");
+    if (dsm_tp_am_register(FJ_AM_REDUCE, on_partial, NULL) != DSM_OK ||
+        dsm_tp_am_register(FJ_AM_PULL, on_pull, NULL) != DSM_OK)
+        dsm_fatal("cannot register the reduction messages");
+    dsm_coh_join_extra_handler(on_join_extra);
 }
 
 void fj_partials_send(uint64_t region, uint64_t seq, const void *bytes,
                       size_t len)
 {
     partial_head_t head = {region, seq};
-    dsm_status_t st = dsm_tp_am_sendv(0, FJ_AM_REDUCE, &head, sizeof head,
-                                      bytes, len);
-    if (st != DSM_OK)
-        dsm_fatal("sending a reduction's partial result to node 0: %s",
-                  dsm_status_string(st));
+    if (dsm_tp_peer_on_lane(0)) {
+        dsm_status_t st = dsm_tp_am_sendv(0, FJ_AM_REDUCE, &head, sizeof head,
+                                          bytes, len);
+        if (st != DSM_OK)
+            dsm_fatal("sending a reduction's partial result to node 0: %s",
+                      dsm_status_string(st));
+        return;
+    }
+    /* keep it for the join; one kept before goes now */
+    _Alignas(16) unsigned char older[sizeof kept.msg];
+    size_t n = 0;
+    kept_lock();
+    if (kept.pending) {
+        n = kept.len;
+        memcpy(older, kept.msg, n);
+    }
+    memcpy(kept.msg, &head, sizeof head);
+    memcpy(kept.msg + sizeof head, bytes, len);
+    kept.len = sizeof head + len;
+    kept.pending = 1;
+    kept_unlock();
+    if (n)
+        send_reduce(older, n);
 }
 
 const void *fj_partials_wait(int src, uint64_t region, uint64_t seq,
                              size_t len)
 {
     partial_slot_t *s = slot_of(src, seq);
-    dsm_tp_wait_flag(&s->full, "a reduction's partial result");
+    if (!dsm_tp_wait_flag_for(&s->full, "a reduction's partial result",
+                              PULL_AFTER_NS)) {
+        /* src may keep it for its join while it computes on */
+        partial_head_t want = {region, seq};
+        dsm_status_t st = dsm_tp_am_send(src, FJ_AM_PULL, &want,
+                                         sizeof want);
+        if (st != DSM_OK)
+            dsm_fatal("asking node %d for a partial result: %s", src,
+                      dsm_status_string(st));
+        dsm_tp_wait_flag(&s->full, "a reduction's partial result");
+    }
     if (s->region != region || s->seq != seq || s->len != len)
         dsm_fatal("node %d sent the partial result of reduction %llu of "
                   "region %llu (%u bytes); expected reduction %llu of region "

@@ -25,5 +25,12 @@ void fj_partials_send(uint64_t region, uint64_t seq, const void *bytes,
 const void *fj_partials_wait(int src, uint64_t region, uint64_t seq,
                              size_t len);
 void fj_partials_release(int src, uint64_t seq);
+/* A node other than 0: send a partial result kept back for the join now
+ * (before anything that may wait for node 0); take it for the join's
+ * arrival instead (into out, cap >= FJ_PARTIAL_MSG_MAX; returns its
+ * length, 0 when none is kept). */
+#define FJ_PARTIAL_MSG_MAX (16 + FJ_RED_MAX_BYTES)
+void fj_partials_flush(void);
+size_t fj_partials_take(void *out, size_t cap);
 
 #endif

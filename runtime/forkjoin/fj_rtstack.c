@@ -13,12 +13,17 @@
 #include "base_log.h"
 #include "coherence.h"
 #include "fj_internal.h"
+#include "fj_partials.h"
 #include "sys_stack.h"
 #include "transport.h"
 
 dsm_status_t fj_rtstack_thread(void) { return dsm_sys_rtstack_thread_init(); }
 
-dsm_status_t fj_lock_acquire(dsm_lock_t *lock) { return dsm_lock_acquire(lock); }
+dsm_status_t fj_lock_acquire(dsm_lock_t *lock)
+{
+    fj_partials_flush();
+    return dsm_lock_acquire(lock);
+}
 dsm_status_t fj_lock_try(dsm_lock_t *lock) { return dsm_lock_try(lock); }
 dsm_status_t fj_lock_release(dsm_lock_t *lock) { return dsm_lock_release(lock); }
 dsm_status_t fj_flush(void) { return dsm_flush(); }
@@ -31,6 +36,7 @@ dsm_status_t fj_finalize(void)
 
 void fj_global_barrier(void)
 {
+    fj_partials_flush();
     dsm_status_t st = dsm_barrier();
     if (st != DSM_OK)
         dsm_fatal("cluster barrier: %s", dsm_status_string(st));
@@ -50,7 +56,10 @@ static void wake_to_settle(void *unused)
 
 void fj_global_join(void)
 {
-    dsm_status_t st = dsm_coh_join(wake_to_settle, NULL);
+    /* a partial result kept back rides with the arrival */
+    _Alignas(16) unsigned char partial[FJ_PARTIAL_MSG_MAX];
+    size_t n = fj.rank != 0 ? fj_partials_take(partial, sizeof partial) : 0;
+    dsm_status_t st = dsm_coh_join(wake_to_settle, NULL, partial, n);
     if (st != DSM_OK)
         dsm_fatal("end of a parallel region: %s", dsm_status_string(st));
 }

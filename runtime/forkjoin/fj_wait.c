@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "fj_internal.h"
+#include "fj_partials.h"
 
 /* One spin step; every 1024 steps the CPU is yielded, because with more
  * threads than cores (several nodes on one machine, or OMP_WAIT_POLICY=
@@ -53,6 +54,7 @@ void fj_wake_all(_Atomic uint32_t *word)
 
 void fj_wait_change(_Atomic uint32_t *word, uint32_t value)
 {
+    fj_partials_flush();
     for (int i = 0; i < fj.spin; i++) {
         if (atomic_load_explicit(word, memory_order_acquire) != value)
             return;
@@ -64,6 +66,7 @@ void fj_wait_change(_Atomic uint32_t *word, uint32_t value)
 
 void fj_wait_at_least(_Atomic uint32_t *word, uint32_t value)
 {
+    fj_partials_flush();
     uint32_t seen;
     for (int i = 0; i < fj.spin; i++) {
         if ((int32_t)(atomic_load_explicit(word, memory_order_acquire) -

@@ -46,7 +46,8 @@ dsm_status_t fj_wire_exit(const void *payload, size_t len, int32_t *status);
 dsm_status_t fj_wire_settle(const void *payload, size_t len);
 
 /* REDUCE: region and reduction number, then at most FJ_RED_MAX_BYTES of
- * packed partial results. */
+ * packed partial results (the same bytes ride on a join arrival).  PULL
+ * is the two numbers alone. */
 typedef struct fj_wire_partial {
     uint64_t region, seq;
     const unsigned char *bytes;

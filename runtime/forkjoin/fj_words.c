@@ -16,6 +16,7 @@
 
 #include "base_log.h"
 #include "fj_internal.h"
+#include "fj_partials.h"
 #include "transport.h"
 
 static __thread uint64_t result;
@@ -83,12 +84,14 @@ static void poll_pause(unsigned polls)
 
 void fj_word_wait(size_t off, uint64_t value)
 {
+    fj_partials_flush();
     for (unsigned polls = 0; fj_word_load(off) != value; polls++)
         poll_pause(polls);
 }
 
 void fj_word_wait_at_least(size_t off, uint64_t value)
 {
+    fj_partials_flush();
     for (unsigned polls = 0; fj_word_load(off) < value; polls++)
         poll_pause(polls);
 }

@@ -279,6 +279,12 @@ int tp_lane_reaches(int rank)
     return lane.tx && lane.tx[rank].ring != NULL;
 }
 
+int dsm_tp_peer_on_lane(int rank)
+{
+    return tp.initialized && tp_check_rank(rank) == DSM_OK &&
+           tp_lane_reaches(rank);
+}
+
 /* ---- sending ---------------------------------------------------------------- */
 
 /* Bytes a record of payload len takes at position head, counting the WRAP

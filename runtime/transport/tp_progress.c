@@ -1,7 +1,7 @@
 /*
  * tp_progress.c - progress calls and bounded waits.
  *
- * Layer: transport.  Entry points: dsm_tp_progress, dsm_tp_wait_flag,
+ * Layer: transport.  Entry points: dsm_tp_progress, dsm_tp_wait_flag(_for),
  * dsm_tp_idle, and internally tp_progress_once, tp_wait_*, tp_wait_request
  * (every blocking operation), tp_sleep_for_events (the progress thread and
  * the start-up and shut-down barriers), tp_wake_thread.
@@ -212,6 +212,30 @@ void dsm_tp_wait_flag(const volatile int *flag, const char *what)
     }
     tp_wait_end(&w);
     dsm_activity_end(&saved);
+}
+
+int dsm_tp_wait_flag_for(const volatile int *flag, const char *what,
+                         uint64_t ns)
+{
+    if (__atomic_load_n(flag, __ATOMIC_ACQUIRE))
+        return 1;
+    tp_check_not_in_handler("dsm_tp_wait_flag_for");
+    dsm_activity_saved_t saved;
+    dsm_activity_wait_begin(&saved, what, -1);
+    tp_wait_t w;
+    tp_wait_begin(&w);
+    uint64_t until = dsm_now_ns() + ns;
+    unsigned round = 0;
+    int set;
+    while (!(set = __atomic_load_n(flag, __ATOMIC_ACQUIRE))) {
+        tp_progress_once();
+        tp_wait_check(&w, what, -1);
+        if (++round % 64 == 0 && dsm_now_ns() >= until)
+            break;
+    }
+    tp_wait_end(&w);
+    dsm_activity_end(&saved);
+    return set;
 }
 
 int dsm_tp_should_yield(uint64_t waited_ns)

@@ -64,6 +64,10 @@ dsm_status_t dsm_tp_init(const dsm_tp_segments_t *segments);
 dsm_status_t dsm_tp_offer_mapping(dsm_tp_segment_t seg, int fd);
 /* Did this node map that segment of rank (an offered one, same host)? */
 int dsm_tp_peer_mapped(int rank, dsm_tp_segment_t seg);
+/* Do messages to rank travel through a same-host lane (tp_lane.c)?  A
+ * lane message costs tens of nanoseconds; through UCX over a network,
+ * a send costs microseconds of the sender's time. */
+int dsm_tp_peer_on_lane(int rank);
 /* Collective: waits until every node has called it, then tears down. */
 dsm_status_t dsm_tp_finalize(void);
 
@@ -133,6 +137,9 @@ int dsm_tp_progress(void);
  * when a peer fails; without a progress thread also after DSM_TIMEOUT, with
  * a message naming what was awaited. */
 void dsm_tp_wait_flag(const volatile int *flag, const char *what);
+/* The same for at most ns nanoseconds: returns whether *flag was set. */
+int dsm_tp_wait_flag_for(const volatile int *flag, const char *what,
+                         uint64_t ns);
 /* The calling node's threads are about to sleep until a message arrives
  * (none will poll): the progress thread, if parked, takes the worker over
  * at once, so the message wakes it rather than waiting for its next look

@@ -5,8 +5,11 @@
  * against the serial result.  Both runtime paths: variables whose sizes
  * dsmcc's plug-in passes (partial results sent to node 0) and array
  * sections of a VLA, or more variables or more reductions between two
- * barriers than that path takes (cluster lock).  The results are printed for the libomp
- * cross-check.
+ * barriers than that path takes (cluster lock).  A nowait reduction
+ * followed by a wait on a flag that node 0's master sets after it: a
+ * partial result a node keeps back for its join (no same-host lane) must
+ * reach node 0 all the same, or the job hangs.  The results are printed
+ * for the libomp cross-check.
  *
  * Test program (dsmcc, dsmrun).  Exit status 0 when everything matched.
  */
@@ -240,6 +243,36 @@ static void arrays_and_runs(int n)
            total);
 }
 
+/* After a nowait reduction the last thread of the team waits, with
+ * flushes and no runtime construct, for a flag the master sets after the
+ * reduction: the master's part of the reduction needs every node's
+ * partial result first. */
+static void reduction_then_flag(void)
+{
+    long sum = 0;
+    int flag = 0;
+#pragma omp parallel shared(flag)
+    {
+        int me = omp_get_thread_num(), last = omp_get_num_threads() - 1;
+#pragma omp for schedule(static) reduction(+ : sum) nowait
+        for (int i = 0; i < N; i++)
+            sum += i;
+        if (me == 0 && last > 0) {
+#pragma omp atomic write
+            flag = 1;
+        }
+        if (me == last && last > 0) {
+            int seen = 0;
+            while (!seen) {
+#pragma omp atomic read
+                seen = flag;
+            }
+        }
+    }
+    CHECK_EQ_LONG(sum, (long)N * (N - 1) / 2);
+    RESULT("flag %ld", sum);
+}
+
 int main(int argc, char **argv)
 {
     (void)argv;
@@ -247,5 +280,6 @@ int main(int argc, char **argv)
     subtract_logical_bitwise();
     in_region();
     arrays_and_runs(argc + 4);
+    reduction_then_flag();
     return check_status("omp_reduction");
 }

@@ -63,7 +63,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (coh_wire_arrive(msg, len, &lim, &a) != DSM_OK)
             break;
         FUZZ_CHECK(a.records == msg + sizeof a.hdr &&
-                   a.records_len == len - sizeof a.hdr);
+                   a.hdr.extra_len <= COH_JOIN_EXTRA_MAX &&
+                   a.records_len == len - sizeof a.hdr - a.hdr.extra_len);
+        FUZZ_CHECK(a.hdr.extra_len ? a.extra == a.records + a.records_len
+                                   : a.extra == NULL);
         check_records(a.records, a.records_len, a.hdr.nrecords, &lim);
         break;
     }

@@ -1,8 +1,9 @@
 /*
  * fuzz_fj_msg.c - libFuzzer harness of the fork-join layer's message
  * decoders (runtime/forkjoin/fj_wire.c): FORK, EXIT and SETTLE, which
- * every node takes from node 0, and REDUCE, which node 0 takes from the
- * others.
+ * every node takes from node 0, REDUCE, which node 0 takes from the
+ * others, and PULL (a REDUCE head without bytes: which partial result
+ * node 0 asks for).
  *
  * Input: one byte choosing the message kind, one giving the layout (1..8
  * nodes x 1..4 threads), then the payload.  Checks, for an accepted
