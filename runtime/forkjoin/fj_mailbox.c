@@ -44,7 +44,7 @@
 #define CLOCK_EVERY 64u
 
 static _Atomic uint32_t posted, taken;
-static fj_fork_msg_t pending_fork;
+static fj_wire_fork_t pending_fork;     /* handoff: pending_handoff */
 static _Alignas(8) char pending_handoff[FJ_HANDOFF_BYTES];
 static enum { MAIL_FORK, MAIL_EXIT, MAIL_SETTLE } pending_kind;
 static int pending_status;
@@ -68,12 +68,11 @@ static void on_fork(int src, const void *payload, size_t len, void *arg)
 {
     post(src, "FORK");
     const fj_wire_limits_t lim = {fj.size, fj.threads};
-    fj_wire_fork_t f;
-    if (fj_wire_fork(payload, len, &lim, &f) != DSM_OK)
+    if (fj_wire_fork(payload, len, &lim, &pending_fork) != DSM_OK)
         dsm_fatal("malformed FORK message from node %d (%zu bytes)", src,
                   len);
-    pending_fork = f.msg;
-    memcpy(pending_handoff, f.handoff, f.handoff_len);
+    /* the payload lives only as long as this call */
+    memcpy(pending_handoff, pending_fork.handoff, pending_fork.handoff_len);
     pending_kind = MAIL_FORK;
     deliver();
 }
@@ -114,7 +113,7 @@ static int arrived(uint32_t seen)
 }
 
 /* One message: FORK (imported), EXIT or SETTLE (done here). */
-static int take_one(fj_fork_msg_t *fork, int *status)
+static int take_one(const fj_fork_msg_t **fork, int *status)
 {
     uint32_t seen = atomic_load(&taken);
     dsm_activity_saved_t saved;   /* what dsmrun says if the node dies */
@@ -155,11 +154,13 @@ static int take_one(fj_fork_msg_t *fork, int *status)
             dsm_fatal("applying the home moves of a parallel region's end");
         return kind;
     } else {
-        *fork = pending_fork;
+        /* valid until this node's next arrival: node 0 sends nothing
+         * before it */
+        *fork = &pending_fork.msg;
         /* the join's departure and node 0's serial writes, acquired
          * before the region runs */
         dsm_status_t st = dsm_coh_handoff_import(0, pending_handoff,
-                                                 pending_fork.handoff_bytes);
+                                                 pending_fork.handoff_len);
         if (st != DSM_OK)
             dsm_fatal("node 0's write notices in FORK: %s",
                       dsm_status_string(st));
@@ -169,7 +170,7 @@ static int take_one(fj_fork_msg_t *fork, int *status)
     return kind;
 }
 
-int fj_mailbox_wait(fj_fork_msg_t *fork, int *status)
+int fj_mailbox_wait(const fj_fork_msg_t **fork, int *status)
 {
     int kind;
     while ((kind = take_one(fork, status)) == MAIL_SETTLE)

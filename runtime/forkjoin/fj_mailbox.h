@@ -15,6 +15,6 @@ void fj_mailbox_register(void);
 
 /* Sleep until node 0's next message.  Returns 1 and *status for EXIT, 0
  * and *fork for FORK. */
-int fj_mailbox_wait(fj_fork_msg_t *fork, int *status);
+int fj_mailbox_wait(const fj_fork_msg_t **fork, int *status);
 
 #endif

@@ -230,12 +230,12 @@ void fj_fork(const char *where, fj_microtask_t microtask, int argc,
 void fj_worker_loop(void *unused)
 {
     fj_thread_t *self = fj.thread[0];
-    fj_fork_msg_t msg;
+    const fj_fork_msg_t *msg;
     int status;
     for (;;) {
         if (fj_mailbox_wait(&msg, &status))
             fj_exit_node(status);
-        fj_team_setup(&msg);
+        fj_team_setup(msg);
         fj_leader_region(self);
     }
 }

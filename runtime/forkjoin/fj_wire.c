@@ -14,12 +14,13 @@ dsm_status_t fj_wire_fork(const void *payload, size_t len,
                           const fj_wire_limits_t *lim, fj_wire_fork_t *out)
 {
     const size_t head = offsetof(fj_fork_msg_t, args);
-    fj_wire_fork_t f;
-    memset(&f, 0, sizeof f);
+    /* the fixed part is checked in a copy; out is written on success only
+     * (and straight away: a FORK is on every region's critical path) */
+    fj_fork_msg_t hdr;
     if (!payload || len < head)
         return DSM_ERR_PROTOCOL;
-    memcpy(&f.msg, payload, head);
-    const fj_fork_msg_t *m = &f.msg;
+    memcpy(&hdr, payload, head);
+    const fj_fork_msg_t *m = &hdr;
     if (m->argc < 0 || m->argc > FJ_MAX_ARGS ||
         m->handoff_bytes > FJ_HANDOFF_BYTES)
         return DSM_ERR_PROTOCOL;
@@ -32,10 +33,12 @@ dsm_status_t fj_wire_fork(const void *payload, size_t len,
         m->sched_kind < FJ_SCHED_STATIC || m->sched_kind > FJ_SCHED_AUTO ||
         m->sched_chunk < 0)
         return DSM_ERR_PROTOCOL;
-    memcpy(f.msg.args, (const unsigned char *)payload + head, args);
-    f.handoff = (const unsigned char *)payload + head + args;
-    f.handoff_len = m->handoff_bytes;
-    *out = f;
+    memcpy(&out->msg, &hdr, head);
+    memcpy(out->msg.args, (const unsigned char *)payload + head, args);
+    memset(out->msg.args + m->argc, 0,
+           (size_t)(FJ_MAX_ARGS - m->argc) * sizeof(uint64_t));
+    out->handoff = (const unsigned char *)payload + head + args;
+    out->handoff_len = m->handoff_bytes;
     return DSM_OK;
 }
 
