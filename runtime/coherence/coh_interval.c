@@ -185,20 +185,22 @@ static int cmp_u32(const void *a, const void *b)
  * A shared home page is write-protected at every release so that the
  * home's next write faults and is noticed: a signal and an mprotect, 7 to
  * 17 us here (more with a TLB shootdown per thread), for pages a program
- * writes in every interval (its own block's edge that a neighbour reads, a
- * thread's partial sums, node 0's stack under the fork).  A home page
- * written in EAGER_AFTER intervals in a row is instead left writable and
- * listed as written in every interval from then on (PF_EAGER): no fault,
- * only a notice, which it would have had anyway.  Listing it without
- * knowing is conservative, never wrong.  To find pages that went quiet, the
+ * writes in every interval or every few (its own block's edge that a
+ * neighbour reads, in every other interval when two grids alternate, as
+ * in Jacobi; a thread's partial sums; node 0's stack under the fork).  A
+ * home page written in EAGER_AFTER intervals at most EAGER_GAP apart is
+ * instead left writable and listed as written in every interval from
+ * then on (PF_EAGER): no fault, only a notice.  Listing it without knowing
+ * is conservative, never wrong.  To find pages that went quiet, the
  * release compares an eager page with a snapshot of it taken at the
  * previous release (the twin slot, unused by home pages): after
- * EAGER_IDLE releases without a change the page is write-protected again.
- * The comparison only ends eagerness, never skips a notice: a word written
- * and then restored would compare equal while a reader may hold the value
- * in between. */
+ * EAGER_IDLE releases in a row without a change (more than a gap) the
+ * page is write-protected again.  The comparison only ends eagerness,
+ * never skips a notice: a word written and then restored would compare
+ * equal while a reader may hold the value in between. */
 #define EAGER_AFTER 3
-#define EAGER_IDLE 2
+#define EAGER_GAP 4
+#define EAGER_IDLE 5
 
 /* Compare the page with its snapshot and bring the snapshot up to date;
  * returns whether it changed. */
@@ -232,8 +234,8 @@ static int stays_eager(size_t index, coh_page_t *pg, uint8_t flags,
         return 0;
     }
     uint16_t low = (uint16_t)seq;
-    pg->written_run = pg->written_seq == (uint16_t)(low - 1) &&
-                              pg->written_run < 255
+    uint16_t gap = (uint16_t)(low - pg->written_seq);
+    pg->written_run = gap >= 1 && gap <= EAGER_GAP && pg->written_run < 255
                           ? pg->written_run + 1 : 1;
     pg->written_seq = low;
     if (pg->written_run < EAGER_AFTER)
