@@ -260,8 +260,9 @@ static void send_departure(void)
 static void send_arrival(const void *extra, size_t extra_len)
 {
     size_t len = build_arrive(extra, extra_len);
-    dsm_status_t st = dsm_tp_am_send(0, COH_AM_BARRIER_ARRIVE, arrive_buf,
-                                     len);
+    /* node 0 polls for it at its own barrier or join */
+    dsm_status_t st = dsm_tp_am_send_lazy(0, COH_AM_BARRIER_ARRIVE,
+                                          arrive_buf, len);
     if (st != DSM_OK)
         dsm_fatal("barrier arrival to node 0: %s", dsm_status_string(st));
 }
@@ -323,7 +324,7 @@ void coh_barrier_global(void)
 {
     coh_protocol_lock();
     coh_join_finish();
-    coh_release();
+    coh_release_before_arrival();
     if (coh.rank == 0) {
         gather_add(0, arrive_buf, build_arrive(NULL, 0));
         gather_departure();
@@ -358,7 +359,7 @@ static void join_body(void *arg)
     join_call_t *c = arg;
     coh_protocol_lock();
     coh_join_finish();
-    coh_release();
+    coh_release_before_arrival();
     if (coh.rank == 0) {
         gather_add(0, arrive_buf, build_arrive(NULL, 0));
         gather_departure();

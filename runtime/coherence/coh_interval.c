@@ -56,10 +56,14 @@ static char *diff_msg;                 /* the message being filled */
 static size_t diff_msg_len;
 static uint32_t diff_msg_pages;
 static int diff_msg_home = -1;
-static uint64_t diffs_outstanding;     /* messages sent (cumulative) */
-static _Atomic uint64_t diffs_acked;   /* acknowledgements (cumulative) */
-static _Atomic uint64_t diffs_target;
+/* Messages sent and acknowledged (cumulative), [0] to node 0 and [1] to
+ * the others: a release that node 0 learns of through a message after
+ * its diffs (a barrier or join arrival) need not wait for node 0's
+ * acknowledgements, see coh_release_before_arrival. */
+static uint64_t diffs_outstanding[2];
+static _Atomic uint64_t diffs_acked[2];
 static volatile int diffs_done;
+static int diffs_lazy_to_node0;        /* during such a release */
 
 static void diff_send(void)
 {
@@ -67,35 +71,44 @@ static void diff_send(void)
         return;
     coh_msg_diff_t hdr = {diff_msg_pages, 0};
     memcpy(diff_msg, &hdr, sizeof hdr);
-    dsm_status_t st = dsm_tp_am_send(diff_msg_home, COH_AM_DIFF, diff_msg,
-                                     diff_msg_len);
+    /* node 0 takes diffs an arrival follows at its barrier: no need to
+     * wake it for them */
+    dsm_status_t st = diff_msg_home == 0 && diffs_lazy_to_node0
+                          ? dsm_tp_am_send_lazy(0, COH_AM_DIFF, diff_msg,
+                                                diff_msg_len)
+                          : dsm_tp_am_send(diff_msg_home, COH_AM_DIFF,
+                                           diff_msg, diff_msg_len);
     if (st != DSM_OK)
         dsm_fatal("sending diffs to node %d: %s", diff_msg_home,
                   dsm_status_string(st));
-    diffs_outstanding++;
+    diffs_outstanding[diff_msg_home != 0]++;
     diff_msg_len = sizeof hdr;
     diff_msg_pages = 0;
 }
 
-/* Wait until every home has applied what was sent. */
-static void diff_complete(void)
+/* Wait until every home has applied what was sent (node 0 too, unless
+ * node0_follows: see coh_release_before_arrival). */
+static void diff_complete_but(int node0_follows)
 {
     diff_send();
-    atomic_store(&diffs_target, diffs_outstanding);
     for (;;) {
         diffs_done = 0;
-        if (atomic_load(&diffs_acked) >= diffs_outstanding)
+        if (atomic_load(&diffs_acked[1]) >= diffs_outstanding[1] &&
+            (node0_follows ||
+             atomic_load(&diffs_acked[0]) >= diffs_outstanding[0]))
             break;
         dsm_tp_wait_flag(&diffs_done, "a home's acknowledgement of diffs");
     }
 }
 
+static void diff_complete(void) { diff_complete_but(0); }
+
 static void on_diff_ack(int src, const void *payload, size_t len, void *arg)
 {
     if (len != 0)
         dsm_fatal("malformed diff acknowledgement from node %d", src);
-    if (atomic_fetch_add(&diffs_acked, 1) + 1 >= atomic_load(&diffs_target))
-        __atomic_store_n(&diffs_done, 1, __ATOMIC_RELEASE);
+    atomic_fetch_add(&diffs_acked[src != 0], 1);
+    __atomic_store_n(&diffs_done, 1, __ATOMIC_RELEASE);
 }
 
 /* Home side: check the whole message (coh_wire_diffs), so a malformed one
@@ -357,7 +370,16 @@ size_t coh_own_records(void *out, size_t cap, uint32_t *nrecords,
     return len;
 }
 
-uint32_t coh_release(void)
+static uint32_t release(int node0_follows);
+
+uint32_t coh_release(void) { return release(0); }
+
+uint32_t coh_release_before_arrival(void)
+{
+    return release(coh.rank != 0);
+}
+
+static uint32_t release(int node0_follows)
 {
     uint64_t t0 = dsm_now_ns();
     coh_spin_lock(&coh.dirty_lock);
@@ -372,6 +394,7 @@ uint32_t coh_release(void)
 
     uint32_t seq = coh.vc[coh.rank] + 1;
     qsort(pages, n, sizeof *pages, cmp_u32);
+    diffs_lazy_to_node0 = node0_follows;
     for (size_t i = 0; i < n;) {
         size_t j = i + 1;
         while (j < n && pages[j] == pages[j - 1] + 1 && j - i < CHUNK_PAGES)
@@ -379,11 +402,12 @@ uint32_t coh_release(void)
         release_chunk(pages[i], j - i, seq);
         i = j;
     }
-    diff_complete();
+    diff_complete_but(node0_follows);
     log_interval(seq, pages, n);
     COH_STAT_ADD(write_notices_sent, n);
     coh.vc[coh.rank] = seq;
     COH_STAT_ADD(protocol_ns, dsm_now_ns() - t0);
+    diffs_lazy_to_node0 = 0;
     return seq;
 }
 

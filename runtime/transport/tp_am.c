@@ -61,6 +61,7 @@ static atomic_int local_count, deferred_count;
 static uint32_t am_src_header;
 
 TP_THREAD_LOCAL int tp_in_handler;
+TP_THREAD_LOCAL int tp_send_lazy;
 /* Non-zero while this thread runs a handler called back by UCX. */
 static TP_THREAD_LOCAL int in_ucx_callback;
 
@@ -310,6 +311,15 @@ dsm_status_t dsm_tp_am_send(int dst, unsigned id, const void *payload,
                             size_t len)
 {
     return dsm_tp_am_sendv(dst, id, payload, len, NULL, 0);
+}
+
+dsm_status_t dsm_tp_am_send_lazy(int dst, unsigned id, const void *payload,
+                                 size_t len)
+{
+    tp_send_lazy = 1;
+    dsm_status_t st = dsm_tp_am_sendv(dst, id, payload, len, NULL, 0);
+    tp_send_lazy = 0;
+    return st;
 }
 
 /* ---- progress-side work ------------------------------------------------------ */

@@ -121,6 +121,9 @@ extern tp_state_t tp;
 
 /* Non-zero while this thread runs an active-message handler. */
 extern TP_THREAD_LOCAL int tp_in_handler;
+/* Non-zero during a dsm_tp_am_send_lazy: a lane does not ring a sleeping
+ * receiver. */
+extern TP_THREAD_LOCAL int tp_send_lazy;
 
 /* ---- tp_status.c --------------------------------------------------------- */
 dsm_status_t tp_status(ucs_status_t status);

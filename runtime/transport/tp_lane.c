@@ -328,6 +328,8 @@ static uint64_t write_record(lane_tx_t *tx, uint64_t head, unsigned id,
 static void publish(lane_tx_t *tx, uint64_t head)
 {
     atomic_store_explicit(&tx->ring->head, head, memory_order_release);
+    if (tp_send_lazy)
+        return;   /* the receiver polls for it soon: let it sleep */
     /* paired with the receiver's fence between setting "sleeping" and
      * looking at its rings: one of the two sees the other's store */
     atomic_thread_fence(memory_order_seq_cst);

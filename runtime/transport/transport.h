@@ -88,6 +88,12 @@ dsm_status_t dsm_tp_am_register(unsigned id, dsm_tp_am_handler_t handler,
  * calling rank (the handler then runs in a progress call). */
 dsm_status_t dsm_tp_am_send(int dst, unsigned id, const void *payload,
                             size_t len);
+/* The same for a message the receiver will poll for soon (it waits for
+ * it in the runtime): a same-host receiver whose threads all sleep is
+ * not woken for it, so its computing threads keep their CPUs; its next
+ * wait finds the message. */
+dsm_status_t dsm_tp_am_send_lazy(int dst, unsigned id, const void *payload,
+                                 size_t len);
 /* Gather variant: header and body sent as one message. */
 dsm_status_t dsm_tp_am_sendv(int dst, unsigned id, const void *hdr,
                              size_t hdr_len, const void *body,
