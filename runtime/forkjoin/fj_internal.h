@@ -78,12 +78,11 @@ typedef struct fj_loop_slot {
 } fj_loop_slot_t;
 
 typedef struct fj_control {
-    uint64_t single_last;    /* the last single instance claimed */
     uint64_t copyprivate;    /* the single thread's pointer list */
     uint64_t join_word;      /* proxy nodes: (region << 32) | barriers */
     uint64_t red_done;       /* node 0: (region << 32) | the last reduction
                                 whose partial results it combined */
-    uint64_t pad[4];
+    uint64_t pad[5];
     fj_loop_slot_t loops[FJ_LOOP_SLOTS];
 } fj_control_t;
 
@@ -150,7 +149,6 @@ typedef struct fj_team {
     _Atomic uint32_t bar_gen;
 
     /* single: the last instance this node decided */
-    pthread_mutex_t single_mutex;
     uint64_t single_decided;
 
     /* reductions combined inside the node */

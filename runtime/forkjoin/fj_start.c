@@ -54,7 +54,6 @@ static char **sharable_vector(char **v)
 
 static void team_init(fj_team_t *team)
 {
-    pthread_mutex_init(&team->single_mutex, NULL);
     pthread_mutex_init(&team->loop_mutex, NULL);
     pthread_cond_init(&team->loop_cond, NULL);
 }

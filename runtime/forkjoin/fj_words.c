@@ -47,14 +47,6 @@ uint64_t fj_word_swap_at(int rank, size_t off, uint64_t value)
     return result;
 }
 
-uint64_t fj_word_cswap(size_t off, uint64_t expected, uint64_t desired)
-{
-    check(dsm_tp_atomic_cswap64(0, DSM_TP_SEG_CONTROL, fj.control_off + off,
-                                expected, desired, &result), "compare-swap",
-          off);
-    return result;
-}
-
 uint64_t fj_word_load(size_t off)
 {
     if (fj.rank == 0)

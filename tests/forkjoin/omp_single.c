@@ -2,7 +2,8 @@
  * omp_single.c - single (with and without nowait) runs once per
  * encounter, copyprivate hands the single thread's values (a scalar, an
  * array, a struct) to every thread, master runs on thread 0 only and
- * masked on the filtered thread only.
+ * masked on the filtered thread only.  Teams smaller than the job (fewer
+ * threads than nodes) decide their singles among their own members.
  *
  * Test program (dsmcc, dsmrun).  Exit status 0 when everything matched.
  */
@@ -77,8 +78,28 @@ int main(void)
         later++;
     }
     CHECK_EQ_LONG(later, 5);
-    RESULT("singles %ld %ld masters %ld on %ld masked %ld on %ld later %ld",
-           singles, nowait_singles, masters, master_thread, maskeds,
-           masked_thread, later);
+
+    /* teams of two and of one: every instance runs once, on a member */
+    long small[2] = {0, 0}, outsider = 0;
+    for (int size = 1; size <= 2; size++) {
+#pragma omp parallel num_threads(size)
+        for (int r = 0; r < ROUNDS; r++) {
+#pragma omp single
+            {
+                small[size - 1]++;
+                /* a one-thread job gives a team of one */
+                int members = size < nth ? size : nth;
+                if (omp_get_thread_num() >= members ||
+                    omp_get_num_threads() != members)
+                    outsider++;
+            }
+        }
+    }
+    CHECK_EQ_LONG(small[0], ROUNDS);
+    CHECK_EQ_LONG(small[1], ROUNDS);
+    CHECK_EQ_LONG(outsider, 0);
+    RESULT("singles %ld %ld masters %ld on %ld masked %ld on %ld later %ld "
+           "small %ld %ld", singles, nowait_singles, masters, master_thread,
+           maskeds, masked_thread, later, small[0], small[1]);
     return check_status("omp_single");
 }
