@@ -2,20 +2,28 @@
  * coh_atomic.c - cluster-wide atomic operations on sharable words, the
  * target of `#pragma omp atomic` (through the compiler shim).
  *
- * Layer: coherence.  Any application thread; never the fault handler.
- * The operation is done on the home's copy of the word with the transport's
- * one-sided atomics, also when this node is the home: the transport's
- * atomics are atomic with respect to each other but not necessarily to the
- * CPU's, so every node must take the same path.  Operations UCX has no
- * instruction for are compare-and-swap loops.  Afterwards this node's cached copy (and its twin,
- * so the word is not diffed as a plain write) takes the new value, and the
- * page gets a write notice so other nodes see it after their next acquire.
+ * Layer: coherence.  dsm_coh_atomic: any application thread, never the
+ * fault handler.  The ATOMIC_REQ handler runs in any progressing thread.
+ * Every operation on a word is done with the CPU's atomics on the home's
+ * copy, by one of two paths that never meet on one job's words: in a
+ * one-host job whose nodes all map each other's memory
+ * (dsm_tp_cpu_atomics), by the calling node through its mapping; otherwise
+ * by the home itself, for its own threads directly and for other nodes in
+ * the handler of their ATOMIC_REQ.  (UCX's one-sided atomics are not used
+ * here: over TCP they cost a round trip each and a float add takes a load
+ * and a compare-and-swap, which a busy home's own faster updates make fail
+ * again and again; and a network adapter's atomics would not be atomic
+ * with respect to the home's CPU.)  Afterwards this node's cached copy (and
+ * its twin, so the word is not diffed as a plain write) takes the new
+ * value, and the page gets a write notice so other nodes see it after
+ * their next acquire.
  */
 #include <string.h>
 
 #include "base_log.h"
 #include "coh_protocol.h"
 #include "coh_state.h"
+#include "coh_wire.h"
 #include "coherence.h"
 #include "sys_stack.h"
 #include "transport.h"
@@ -198,6 +206,114 @@ static dsm_status_t atomic_body(void *addr, unsigned size,
     return st;
 }
 
+/* The word after op on its size-byte operand at bit shift; *write = 0
+ * when nothing changes. */
+static uint64_t word_next(dsm_coh_atomic_op_t op, unsigned size,
+                          unsigned shift, uint64_t word, uint64_t operand,
+                          uint64_t expected, int *write)
+{
+    uint64_t smask = size == 8 ? ~0ull : ((1ull << (size * 8)) - 1);
+    uint64_t next = apply(op, size, (word >> shift) & smask, operand,
+                          expected, write);
+    return (word & ~(smask << shift)) | (next << shift);
+}
+
+/* op on this node's own copy of the word at offset (this node is the
+ * page's home), with the CPU's atomics; returns the word before. */
+static uint64_t home_word_op(uint64_t offset, unsigned wsize, unsigned shift,
+                             unsigned size, dsm_coh_atomic_op_t op,
+                             uint64_t operand, uint64_t expected)
+{
+    char *p = coh.region.rt + offset;
+    int write;
+    if (wsize == 8) {
+        uint64_t *word = (uint64_t *)(void *)p;
+        uint64_t cur = __atomic_load_n(word, __ATOMIC_SEQ_CST);
+        for (;;) {
+            uint64_t next = word_next(op, size, shift, cur, operand, expected,
+                                      &write);
+            if (!write || __atomic_compare_exchange_n(word, &cur, next, 0,
+                                                      __ATOMIC_SEQ_CST,
+                                                      __ATOMIC_SEQ_CST))
+                return cur;
+        }
+    }
+    uint32_t *word = (uint32_t *)(void *)p;
+    uint32_t cur = __atomic_load_n(word, __ATOMIC_SEQ_CST);
+    for (;;) {
+        uint32_t next = (uint32_t)word_next(op, size, shift, cur, operand,
+                                            expected, &write);
+        if (!write || __atomic_compare_exchange_n(word, &cur, next, 0,
+                                                  __ATOMIC_SEQ_CST,
+                                                  __ATOMIC_SEQ_CST))
+            return cur;
+    }
+}
+
+/* op done by the home, whose reply carries the word before it. */
+static uint64_t ask_home(int home, uint64_t offset, unsigned size,
+                         dsm_coh_atomic_op_t op, uint64_t operand,
+                         uint64_t expected)
+{
+    int s = coh_slot_self();
+    coh.slots[s].done = 0;
+    coh_msg_atomic_t m = {offset, operand, expected, (uint32_t)s,
+                          (uint16_t)op, (uint16_t)size};
+    dsm_status_t st = dsm_tp_am_send(home, COH_AM_ATOMIC_REQ, &m, sizeof m);
+    if (st != DSM_OK)
+        dsm_fatal("atomic request to node %d: %s", home,
+                  dsm_status_string(st));
+    dsm_tp_wait_flag(&coh.slots[s].done, "the result of an atomic at its home");
+    return coh.slots[s].value;
+}
+
+static const coh_wire_limits_t *atomic_limits(coh_wire_limits_t *lim)
+{
+    *lim = (coh_wire_limits_t){(uint32_t)coh.size, coh.npages, COH_MAX_SLOTS};
+    return lim;
+}
+
+static void on_atomic_req(int src, const void *payload, size_t len,
+                          void *arg)
+{
+    coh_wire_limits_t lim;
+    coh_msg_atomic_t m;
+    if (coh_wire_atomic(payload, len, atomic_limits(&lim), &m) != DSM_OK)
+        dsm_fatal("malformed atomic request from node %d", src);
+    size_t index = (size_t)(m.offset >> DSM_PAGE_SHIFT);
+    if (!(atomic_load(&coh.pages[index].flags) & PF_HOME))
+        dsm_fatal("node %d asked node %d for an atomic on page %zu, which "
+                  "node %d does not home", src, coh.rank, index, coh.rank);
+    unsigned wsize = m.size == 8 ? 8 : 4;
+    uint64_t woff = m.offset & ~(uint64_t)(wsize - 1);
+    coh_msg_atomic_rep_t r = {
+        .word = home_word_op(woff, wsize, (unsigned)(m.offset - woff) * 8,
+                             m.size, (dsm_coh_atomic_op_t)m.op, m.operand,
+                             m.expected),
+        .slot = m.slot,
+    };
+    dsm_status_t st = dsm_tp_am_send(src, COH_AM_ATOMIC_REP, &r, sizeof r);
+    if (st != DSM_OK)
+        dsm_fatal("atomic reply to node %d: %s", src, dsm_status_string(st));
+}
+
+static void on_atomic_rep(int src, const void *payload, size_t len,
+                          void *arg)
+{
+    coh_wire_limits_t lim;
+    coh_msg_atomic_rep_t r;
+    if (coh_wire_atomic_rep(payload, len, atomic_limits(&lim), &r) != DSM_OK)
+        dsm_fatal("malformed atomic reply from node %d", src);
+    coh.slots[r.slot].value = r.word;
+    __atomic_store_n(&coh.slots[r.slot].done, 1, __ATOMIC_RELEASE);
+}
+
+void coh_atomic_register_handlers(void)
+{
+    dsm_tp_am_register(COH_AM_ATOMIC_REQ, on_atomic_req, NULL);
+    dsm_tp_am_register(COH_AM_ATOMIC_REP, on_atomic_rep, NULL);
+}
+
 static dsm_status_t atomic_locked(long idx, uintptr_t a, unsigned size,
                                   dsm_coh_atomic_op_t op, uint64_t operand,
                                   uint64_t expected, uint64_t *old)
@@ -214,29 +330,35 @@ static dsm_status_t atomic_locked(long idx, uintptr_t a, unsigned size,
         .size = wsize,
     };
 
-    uint64_t cur_word, cur, next_word = 0;
+    uint64_t cur_word, next_word;
     int write;
-    if (size == wsize &&
-        (op == DSM_ATOMIC_ADD || op == DSM_ATOMIC_SUB ||
-         op == DSM_ATOMIC_XCHG || op == DSM_ATOMIC_STORE)) {
-        /* one remote atomic instead of a read and a compare-and-swap */
-        cur = remote_rmw(&w, op, operand);
-        next_word = apply(op, size, cur, operand, expected, &write);
-        note_update((size_t)idx, wa, &next_word, wsize);
-        *old = cur;
-        return DSM_OK;
-    }
-    cur_word = word_load(&w);
-    for (;;) {
-        cur = (cur_word >> shift) & smask;
-        uint64_t next = apply(op, size, cur, operand, expected, &write);
-        if (!write)
-            break;
-        next_word = (cur_word & ~(smask << shift)) | (next << shift);
-        uint64_t found = word_cas(&w, cur_word, next_word);
-        if (found == cur_word)
-            break;
-        cur_word = found;
+    if (!dsm_tp_cpu_atomics(DSM_TP_SEG_REGION)) {
+        cur_word = w.home == coh.rank
+                       ? home_word_op(w.offset, wsize, shift, size, op,
+                                      operand, expected)
+                       : ask_home(w.home, w.offset + (a - wa), size, op,
+                                  operand, expected);
+        next_word = word_next(op, size, shift, cur_word, operand, expected,
+                              &write);
+    } else if (size == wsize &&
+               (op == DSM_ATOMIC_ADD || op == DSM_ATOMIC_SUB ||
+                op == DSM_ATOMIC_XCHG || op == DSM_ATOMIC_STORE)) {
+        /* one atomic instead of a read and a compare-and-swap */
+        cur_word = remote_rmw(&w, op, operand);
+        next_word = word_next(op, size, 0, cur_word, operand, expected,
+                              &write);
+    } else {
+        cur_word = word_load(&w);
+        for (;;) {
+            next_word = word_next(op, size, shift, cur_word, operand,
+                                  expected, &write);
+            if (!write)
+                break;
+            uint64_t found = word_cas(&w, cur_word, next_word);
+            if (found == cur_word)
+                break;
+            cur_word = found;
+        }
     }
     if (write) {
         /* only the operand's own bytes: the rest of the word may hold this
@@ -244,7 +366,7 @@ static dsm_status_t atomic_locked(long idx, uintptr_t a, unsigned size,
         uint64_t v = (next_word >> shift) & smask;
         note_update((size_t)idx, a, &v, size);
     }
-    *old = cur;
+    *old = (cur_word >> shift) & smask;
     return DSM_OK;
 }
 

@@ -250,6 +250,7 @@ dsm_status_t dsm_coh_init(const dsm_coh_init_args_t *args)
     coh_lock_register_handlers();
     coh_heap_register_handlers();
     coh_migrate_register_handlers();
+    coh_atomic_register_handlers();
 
     dsm_tp_segments_t seg = {
         .base = {coh.region.rt, coh.control},

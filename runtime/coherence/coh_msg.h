@@ -26,6 +26,8 @@ enum coh_am_id {
     COH_AM_DIFF_ACK       = 12, /* home -> writer: applied */
     COH_AM_MIGRATE_DONE   = 13, /* node -> node 0: a barrier's home moves applied */
     COH_AM_MIGRATE_GO     = 14, /* node 0 -> all: every node applied them */
+    COH_AM_ATOMIC_REQ     = 15, /* node -> home: an atomic on its word */
+    COH_AM_ATOMIC_REP     = 16, /* home -> node: the word before it */
     COH_AM_LAST           = 19,
 };
 
@@ -123,5 +125,24 @@ typedef struct coh_msg_heap {
     uint32_t slot;
     uint32_t pad;
 } coh_msg_heap_t;
+
+/* An atomic the home performs (coh_atomic.c): operation op
+ * (dsm_coh_atomic_op_t) on the size bytes at offset in the sharable
+ * space; the reply carries the naturally aligned word around them (4 or
+ * 8 bytes) as it was before. */
+typedef struct coh_msg_atomic {
+    uint64_t offset;
+    uint64_t operand;
+    uint64_t expected;
+    uint32_t slot;
+    uint16_t op;
+    uint16_t size;
+} coh_msg_atomic_t;
+
+typedef struct coh_msg_atomic_rep {
+    uint64_t word;
+    uint32_t slot;
+    uint32_t pad;
+} coh_msg_atomic_rep_t;
 
 #endif

@@ -98,6 +98,7 @@ void coh_barrier_register_handlers(void);
 void coh_lock_register_handlers(void);
 void coh_heap_register_handlers(void);
 void coh_migrate_register_handlers(void);
+void coh_atomic_register_handlers(void);
 
 /* Module set-up after the windows exist, and shut-down. */
 dsm_status_t coh_interval_setup(void);

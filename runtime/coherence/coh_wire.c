@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "coh_diff.h"
+#include "coherence.h"
+#include "sys_region.h"
 
 /* The protocol's rule for a page range: it starts inside the space and
  * does not run past its end (an empty range is harmless). */
@@ -246,5 +248,36 @@ dsm_status_t coh_wire_heap(const void *msg, size_t len,
     if (reply && h.slot >= lim->slots)
         return DSM_ERR_PROTOCOL;
     *out = h;
+    return DSM_OK;
+}
+
+dsm_status_t coh_wire_atomic(const void *msg, size_t len,
+                             const coh_wire_limits_t *lim,
+                             coh_msg_atomic_t *out)
+{
+    coh_msg_atomic_t m;
+    if (len != sizeof m)
+        return DSM_ERR_PROTOCOL;
+    memcpy(&m, msg, sizeof m);
+    if ((m.size != 1 && m.size != 2 && m.size != 4 && m.size != 8) ||
+        m.offset % m.size || m.op > DSM_ATOMIC_FMIN ||
+        (m.op >= DSM_ATOMIC_FADD && m.size < 4) || m.slot >= lim->slots ||
+        (m.offset >> DSM_PAGE_SHIFT) >= lim->pages)
+        return DSM_ERR_PROTOCOL;
+    *out = m;
+    return DSM_OK;
+}
+
+dsm_status_t coh_wire_atomic_rep(const void *msg, size_t len,
+                                 const coh_wire_limits_t *lim,
+                                 coh_msg_atomic_rep_t *out)
+{
+    coh_msg_atomic_rep_t r;
+    if (len != sizeof r)
+        return DSM_ERR_PROTOCOL;
+    memcpy(&r, msg, sizeof r);
+    if (r.slot >= lim->slots)
+        return DSM_ERR_PROTOCOL;
+    *out = r;
     return DSM_OK;
 }

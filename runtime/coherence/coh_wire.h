@@ -110,4 +110,14 @@ dsm_status_t coh_wire_heap(const void *msg, size_t len,
                            const coh_wire_limits_t *lim, int reply,
                            coh_msg_heap_t *out);
 
+/* Atomic request: a known operation (a float one on 4 or 8 bytes) of
+ * size 1, 2, 4 or 8, naturally aligned, inside the space; a valid slot. */
+dsm_status_t coh_wire_atomic(const void *msg, size_t len,
+                             const coh_wire_limits_t *lim,
+                             coh_msg_atomic_t *out);
+/* Atomic reply: exactly one coh_msg_atomic_rep_t with a valid slot. */
+dsm_status_t coh_wire_atomic_rep(const void *msg, size_t len,
+                                 const coh_wire_limits_t *lim,
+                                 coh_msg_atomic_rep_t *out);
+
 #endif

@@ -60,9 +60,10 @@ dsm_lock_t dsm_coh_lock_named(uint64_t key);
 /* Cluster-wide atomic operations on sharable memory (what `#pragma omp
  * atomic` becomes through the compiler shim).  addr must be naturally
  * aligned, size 1, 2, 4 or 8.  The operation is performed on the home's
- * copy of the word (one-sided atomics, or the CPU's when this node is the
- * home); this node's cached copy is updated to match, and the page gets a
- * write notice so other nodes see the result after their next acquire.
+ * copy of the word with the CPU's atomics (by the home, or through a
+ * same-host mapping; coh_atomic.c); this node's cached copy is updated to
+ * match, and the page gets a write notice so other nodes see the result
+ * after their next acquire.
  * *old receives the previous value (zero-extended).  Float operations
  * interpret the bits as float (size 4) or double (size 8). */
 typedef enum dsm_coh_atomic_op {

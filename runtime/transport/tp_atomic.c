@@ -3,7 +3,8 @@
  * 64 bit) on the registered segments of any node.
  *
  * Layer: transport.  Entry points: dsm_tp_atomic_* (any application thread
- * and the fault handler; not from active-message handlers).  Blocking: the
+ * and the fault handler; not from active-message handlers);
+ * dsm_tp_cpu_atomics (any thread).  Blocking: the
  * call returns the old value.
  *
  * With several nodes every atomic goes through UCX, the calling node's own
@@ -111,6 +112,11 @@ static dsm_status_t atomic_op(const char *call, int rank,
     tp_count_atomic();
     *old = result;
     return DSM_OK;
+}
+
+int dsm_tp_cpu_atomics(dsm_tp_segment_t seg)
+{
+    return tp.initialized && tp_seg_valid(seg) && tp.cpu_atomics[seg];
 }
 
 dsm_status_t dsm_tp_atomic_fadd64(int rank, dsm_tp_segment_t seg,

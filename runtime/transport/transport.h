@@ -68,6 +68,10 @@ int dsm_tp_peer_mapped(int rank, dsm_tp_segment_t seg);
  * lane message costs tens of nanoseconds; through UCX over a network,
  * a send costs microseconds of the sender's time. */
 int dsm_tp_peer_on_lane(int rank);
+/* Does every node reach every word of seg with the CPU's atomics (a
+ * one-host job whose nodes all map it; the same answer on every node)?
+ * Otherwise dsm_tp_atomic_* on seg go through UCX. */
+int dsm_tp_cpu_atomics(dsm_tp_segment_t seg);
 /* Collective: waits until every node has called it, then tears down. */
 dsm_status_t dsm_tp_finalize(void);
 

@@ -1,7 +1,7 @@
 /*
  * node_malformed.c - node 1 sends node 0 a malformed coherence message of
- * the kind named by argv[1] (diff, arrive, share, lock, heap), then both
- * meet in a barrier.  Node 0's handler must end the job with a message
+ * the kind named by argv[1] (diff, arrive, share, lock, heap, atomic), then
+ * both meet in a barrier.  Node 0's handler must end the job with a message
  * naming the sender; the meson test checks dsmrun's exit status and that
  * message (tests/transport/check_output.sh).  Run with 2 nodes.
  */
@@ -48,6 +48,12 @@ int main(int argc, char **argv)
         } else if (strcmp(argv[1], "heap") == 0) {
             id = COH_AM_HEAP_FREE;             /* too long */
             len = sizeof(coh_msg_heap_t) + 8;
+        } else if (strcmp(argv[1], "atomic") == 0) {
+            /* a 4-byte operand at an odd offset */
+            coh_msg_atomic_t a = {4097, 1, 0, 0, 4, 4};
+            memcpy(msg, &a, sizeof a);
+            id = COH_AM_ATOMIC_REQ;
+            len = sizeof a;
         } else {
             fprintf(stderr, "node_malformed: unknown kind %s\n", argv[1]);
             return 2;

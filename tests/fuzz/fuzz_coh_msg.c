@@ -2,8 +2,8 @@
  * fuzz_coh_msg.c - libFuzzer harness of the coherence protocol's message
  * decoders (runtime/coherence/coh_wire.c), which every node runs on what
  * other nodes send it: barrier arrivals and departures, diff messages,
- * share requests, lock and heap messages, and the handoff a FORK carries
- * (with the departure of a one-way join inside).
+ * share requests, lock, heap and atomic messages, and the handoff a FORK
+ * carries (with the departure of a one-way join inside).
  *
  * Input: one byte choosing the message kind, one giving the node count
  * (1..8), then the payload.  The sharable space has PAGES pages.  Checks,
@@ -11,7 +11,8 @@
  * records, ranges, home moves and diffs visits exactly the bytes and
  * counts the decoder promised, each range inside the space, each creator
  * and home below the node count; each diff applies to a page; a lock's
- * vector time fits.  The payload is an exact-size heap copy, so a read
+ * vector time fits; an atomic's operand lies naturally aligned inside
+ * one page of the space.  The payload is an exact-size heap copy, so a read
  * past its end is caught by AddressSanitizer.
  */
 #include <stddef.h>
@@ -21,6 +22,7 @@
 
 #include "coh_diff.h"
 #include "coh_wire.h"
+#include "coherence.h"
 #include "fuzz_check.h"
 
 #define PAGES 1024u
@@ -57,7 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_CHECK(msg != NULL);
     memcpy(msg, data + 2, len);
 
-    switch (data[0] % 7) {
+    switch (data[0] % 9) {
     case 0: {
         coh_wire_arrive_t a;
         if (coh_wire_arrive(msg, len, &lim, &a) != DSM_OK)
@@ -157,6 +159,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             coh_wire_record_next(h.records, &pos, &rec, &ranges);
             FUZZ_CHECK(rec.creator == h.hdr.creator);
         }
+        break;
+    }
+    case 7: {
+        coh_msg_atomic_t a;
+        if (coh_wire_atomic(msg, len, &lim, &a) != DSM_OK)
+            break;
+        FUZZ_CHECK(len == sizeof a && a.slot < SLOTS &&
+                   a.op <= DSM_ATOMIC_FMIN && a.size && a.size <= 8 &&
+                   a.offset % a.size == 0 &&
+                   a.offset + a.size <= (uint64_t)PAGES * PAGE_SIZE &&
+                   a.offset / PAGE_SIZE == (a.offset + a.size - 1) / PAGE_SIZE);
+        break;
+    }
+    case 8: {
+        coh_msg_atomic_rep_t r;
+        if (coh_wire_atomic_rep(msg, len, &lim, &r) != DSM_OK)
+            break;
+        FUZZ_CHECK(len == sizeof r && r.slot < SLOTS);
         break;
     }
     }
