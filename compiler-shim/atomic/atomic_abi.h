@@ -15,6 +15,10 @@
  *     uint64_t __dsm_atomic_cmpxchg_N(void *addr, uint64_t expected,
  *                                     uint64_t desired, int success_order,
  *                                     int failure_order)    returns old
+ *     uint64_t __dsm_atomic_load_seed_N(void *addr, int order)
+ *   load_seed replaces a load whose value only seeds a compare-exchange
+ *   loop on addr: it returns a value the word held, perhaps not the latest
+ *   (this node's copy), which costs the loop one more turn at worst.
  *
  *   libatomic's ABI, renamed: __dsm_libatomic_X has the signature of
  *   libatomic's __atomic_X, for X in load, store, exchange,

@@ -111,8 +111,14 @@ PreservedAnalyses RewritePass::run(Module &M, ModuleAnalysisManager &) {
     }
   }
 
-  for (Instruction *I : Atomics)
-    rewriteAtomic(*I);
+  // Decided for all before any rewrite changes the loops.
+  SmallVector<bool, 32> Seeds;
+  for (Instruction *I : Atomics) {
+    auto *L = dyn_cast<LoadInst>(I);
+    Seeds.push_back(L && isCmpXchgLoopSeed(*L));
+  }
+  for (size_t K = 0; K < Atomics.size(); ++K)
+    rewriteAtomic(*Atomics[K], Seeds[K]);
 
   // The runtime's twins keep libatomic's signatures: only the callee
   // changes, with the call's own argument attributes.

@@ -8,6 +8,8 @@
  *   libatomicSuffix        recognises the libatomic calls the pass renames
  *   expandToCmpXchgLoop    turns an atomicrmw the runtime has no entry for
  *                          into a compare-exchange loop
+ *   isCmpXchgLoopSeed      recognises a load that only seeds a
+ *                          compare-exchange loop
  *   rewriteAtomic          replaces one atomic instruction by a call
  *   rewriteReductions      passes the sizes of reduction variables to the
  *                          runtime where they are known
@@ -44,10 +46,18 @@ bool libatomicSuffix(llvm::StringRef Callee, llvm::StringRef &Suffix,
 bool needsCmpXchgLoop(const llvm::AtomicRMWInst &RMW);
 void expandToCmpXchgLoop(llvm::AtomicRMWInst &RMW);
 
+// True for a load atomic whose value only seeds a compare-exchange loop on
+// the same address (clang's code for an update with no instruction of its
+// own, e.g. a double +=): a stale value there costs one more turn of the
+// loop, never a wrong result (atomic_seed.cpp).
+bool isCmpXchgLoopSeed(const llvm::LoadInst &L);
+
 // Replaces a load atomic, store atomic, atomicrmw or cmpxchg by a call into
-// the runtime.  Reports an error through the context and leaves the
+// the runtime; a load that isCmpXchgLoopSeed (decided before anything was
+// rewritten) becomes a call that may return a recent value instead of the
+// current one.  Reports an error through the context and leaves the
 // instruction when it cannot be handled (more than 16 bytes).
-void rewriteAtomic(llvm::Instruction &I);
+void rewriteAtomic(llvm::Instruction &I, bool LoopSeed);
 
 // Replaces __kmpc_reduce{,_nowait} calls whose variables' sizes are known
 // by the sized entries of atomic_abi.h; true when anything changed.

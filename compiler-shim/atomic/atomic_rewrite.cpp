@@ -9,6 +9,7 @@
  * Two routes, chosen from the access's size and declared alignment:
  *   word       1, 2, 4 or 8 bytes, naturally aligned: __dsm_atomic_*_N,
  *              values zero-extended to i64 (floats and pointers as bits);
+ *              a load seeding a compare-exchange loop calls load_seed;
  *   libatomic  16 bytes, or under-aligned: __dsm_libatomic_*_N with
  *              libatomic's signatures (values as iN).
  * An atomicrmw neither route has an entry for (fadd on half, max on 16
@@ -160,11 +161,12 @@ private:
   IntegerType *IntTy;
 };
 
-Value *rewriteLoad(LoadInst &L, Route R) {
+Value *rewriteLoad(LoadInst &L, Route R, bool LoopSeed) {
   CallBuilder C(L, L.getType());
   Value *Ptr = C.address(L.getPointerOperand());
   if (R == Route::Word)
-    return C.fromWord(C.word("load", C.builder().getInt64Ty(),
+    return C.fromWord(C.word(LoopSeed ? "load_seed" : "load",
+                             C.builder().getInt64Ty(),
                              {Ptr, C.order(L.getOrdering())}));
   return C.fromInt(
       C.libatomic("load", C.intTy(), {Ptr, C.order(L.getOrdering())}));
@@ -310,7 +312,7 @@ void expandToCmpXchgLoop(AtomicRMWInst &RMW) {
       });
 }
 
-void rewriteAtomic(Instruction &I) {
+void rewriteAtomic(Instruction &I, bool LoopSeed) {
   Route R = routeFor(I.getModule()->getDataLayout(), accessType(I),
                      accessAlign(I));
   if (R == Route::TooWide) {
@@ -322,7 +324,7 @@ void rewriteAtomic(Instruction &I) {
     return;
   }
   if (auto *L = dyn_cast<LoadInst>(&I)) {
-    L->replaceAllUsesWith(rewriteLoad(*L, R));
+    L->replaceAllUsesWith(rewriteLoad(*L, R, LoopSeed));
   } else if (auto *S = dyn_cast<StoreInst>(&I)) {
     rewriteStore(*S, R);
   } else if (auto *RMW = dyn_cast<AtomicRMWInst>(&I)) {

@@ -4,7 +4,8 @@
  * int, long, float, double, pointers; C11 atomics; __sync builtins).
  *
  * Layer: compiler-shim.  Entry points (see atomic_abi.h), N in 1,2,4,8:
- *   __dsm_atomic_load_N, __dsm_atomic_store_N, __dsm_atomic_rmw_N,
+ *   __dsm_atomic_load_N, __dsm_atomic_load_seed_N, __dsm_atomic_store_N,
+ *   __dsm_atomic_rmw_N,
  *   __dsm_atomic_cmpxchg_N; and shim_atomic_coh / shim_atomic_coh_op for
  *   the libatomic twins.  Application threads (and anything else the
  *   program's atomics ran in, as long as the address is not sharable).
@@ -203,6 +204,20 @@ static uint64_t word_load(void *addr, size_t size, int order)
     return shim_atomic_bytes_get(value, size);
 }
 
+/* The first expected value of a compare-exchange loop: any value the word
+ * held will do (atomic_abi.h). */
+static uint64_t word_load_seed(void *addr, size_t size, int order)
+{
+    if (shim_atomic_native(addr) || !shim_atomic_is_word(addr, size))
+        return word_load(addr, size, order);
+    uint64_t value;
+    dsm_status_t st = dsm_coh_atomic_seed(addr, (unsigned)size, &value);
+    if (st != DSM_OK)
+        dsm_fatal("atomic load of %zu bytes at %p failed: %s", size, addr,
+                  dsm_status_string(st));
+    return value;
+}
+
 static void word_store(void *addr, size_t size, uint64_t value, int order)
 {
     if (shim_atomic_native(addr)) {
@@ -240,6 +255,8 @@ static uint64_t word_cmpxchg(void *addr, size_t size, uint64_t expected,
 
 #define WORD_ENTRIES(N)                                                       \
     SHIM_ATOMIC_EXPORT uint64_t __dsm_atomic_load_##N(void *addr, int order); \
+    SHIM_ATOMIC_EXPORT uint64_t __dsm_atomic_load_seed_##N(void *addr,        \
+                                                           int order);        \
     SHIM_ATOMIC_EXPORT void __dsm_atomic_store_##N(void *addr,                \
                                                    uint64_t value, int order);\
     SHIM_ATOMIC_EXPORT uint64_t __dsm_atomic_rmw_##N(                         \
@@ -250,6 +267,10 @@ static uint64_t word_cmpxchg(void *addr, size_t size, uint64_t expected,
     uint64_t __dsm_atomic_load_##N(void *addr, int order)                     \
     {                                                                         \
         return word_load(addr, N, order);                                     \
+    }                                                                         \
+    uint64_t __dsm_atomic_load_seed_##N(void *addr, int order)                \
+    {                                                                         \
+        return word_load_seed(addr, N, order);                                \
     }                                                                         \
     void __dsm_atomic_store_##N(void *addr, uint64_t value, int order)        \
     {                                                                         \

@@ -2,8 +2,8 @@
  * coh_atomic.c - cluster-wide atomic operations on sharable words, the
  * target of `#pragma omp atomic` (through the compiler shim).
  *
- * Layer: coherence.  dsm_coh_atomic: any application thread, never the
- * fault handler.  The ATOMIC_REQ handler runs in any progressing thread.
+ * Layer: coherence.  dsm_coh_atomic, dsm_coh_atomic_seed: any application
+ * thread, never the fault handler.  The ATOMIC_REQ handler runs in any progressing thread.
  * Every operation on a word is done with the CPU's atomics on the home's
  * copy, by one of two paths that never meet on one job's words: in a
  * one-host job whose nodes all map each other's memory
@@ -385,6 +385,38 @@ static void atomic_call(void *arg)
     atomic_call_t *c = arg;
     c->status = atomic_body(c->addr, c->size, c->op, c->operand, c->expected,
                             &c->old);
+}
+
+/* A copy of a page this node does not home goes stale only through other
+ * nodes' writes; a torn read of a word being updated is as good a guess as
+ * any.  No page lock: nothing here changes. */
+static int seed_from_copy(uintptr_t a, unsigned size, uint64_t *value)
+{
+    long idx = coh_page_index(a);
+    if (idx < 0 || dsm_tp_cpu_atomics(DSM_TP_SEG_REGION))
+        return 0;   /* a load through the mapping is as cheap */
+    coh_page_t *pg = &coh.pages[idx];
+    if ((atomic_load(&pg->flags) & PF_HOME) ||
+        atomic_load(&pg->state) == PS_INVALID)
+        return 0;
+    const char *p = coh_page_rt((size_t)idx) + (a & (DSM_PAGE_SIZE - 1));
+    switch (size) {
+    case 1: *value = __atomic_load_n((const uint8_t *)p, __ATOMIC_RELAXED); break;
+    case 2: *value = __atomic_load_n((const uint16_t *)(const void *)p, __ATOMIC_RELAXED); break;
+    case 4: *value = __atomic_load_n((const uint32_t *)(const void *)p, __ATOMIC_RELAXED); break;
+    default: *value = __atomic_load_n((const uint64_t *)(const void *)p, __ATOMIC_RELAXED); break;
+    }
+    return 1;
+}
+
+dsm_status_t dsm_coh_atomic_seed(void *addr, unsigned size, uint64_t *value)
+{
+    uintptr_t a = (uintptr_t)addr;
+    if (coh.initialized && (size == 1 || size == 2 || size == 4 ||
+                            size == 8) && a % size == 0 &&
+        seed_from_copy(a, size, value))
+        return DSM_OK;
+    return dsm_coh_atomic(addr, size, DSM_ATOMIC_LOAD, 0, 0, value);
 }
 
 dsm_status_t dsm_coh_atomic(void *addr, unsigned size, dsm_coh_atomic_op_t op,

@@ -2,7 +2,8 @@
 ; instructions clang rarely or never emits for `omp atomic`, run through
 ; opt -passes=dsm-atomic: every read-modify-write operation, both routes
 ; (word entries and libatomic twins), the cmpxchg result pair, pointers,
-; floats, memory orders, and the cases left native.
+; floats, memory orders, the loads that seed compare-exchange loops, and
+; the cases left native.
 target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-f80:128-n8:16:32:64-S128"
 target triple = "x86_64-pc-linux-gnu"
 
@@ -84,6 +85,81 @@ define i8* @pointers(i8* %v) {
   %x = cmpxchg i8** @p, i8* null, i8* %v seq_cst seq_cst
   %y = extractvalue { i8*, i1 } %x, 0
   ret i8* %y
+}
+
+; A load whose value only seeds a compare-exchange loop on its own address,
+; leaving on success, may be answered with a recent value (load_seed).  A
+; loop that also writes memory others may see, a seed also used elsewhere,
+; and a loop on another address keep the exact load.
+; CHECK-LABEL: define void @seed_loop(
+; CHECK: call i64 @__dsm_atomic_load_seed_8(i8* bitcast (i64* @q to i8*), i32 0)
+; CHECK: call i64 @__dsm_atomic_cmpxchg_8(i8* bitcast (i64* @q to i8*)
+; CHECK-LABEL: define void @seed_loop_store(
+; CHECK: call i64 @__dsm_atomic_load_8(i8* bitcast (i64* @q to i8*), i32 0)
+; CHECK-LABEL: define i64 @seed_loop_extra_use(
+; CHECK: call i64 @__dsm_atomic_load_8(i8* bitcast (i64* @q to i8*), i32 0)
+; CHECK-LABEL: define void @seed_loop_other_address(
+; CHECK: call i64 @__dsm_atomic_load_8(i8* bitcast (i64* @q to i8*), i32 0)
+; CHECK: ret void
+define void @seed_loop(i64 %add) {
+entry:
+  %slot = alloca i64, align 8
+  %seed = load atomic i64, i64* @q monotonic, align 8
+  br label %loop
+loop:
+  %old = phi i64 [ %seed, %entry ], [ %found, %loop ]
+  %new = add i64 %old, %add
+  store i64 %new, i64* %slot, align 8
+  %pair = cmpxchg i64* @q, i64 %old, i64 %new monotonic monotonic
+  %found = extractvalue { i64, i1 } %pair, 0
+  %ok = extractvalue { i64, i1 } %pair, 1
+  br i1 %ok, label %done, label %loop
+done:
+  ret void
+}
+define void @seed_loop_store(i64 %add) {
+entry:
+  %seed = load atomic i64, i64* @q monotonic, align 8
+  br label %loop
+loop:
+  %old = phi i64 [ %seed, %entry ], [ %found, %loop ]
+  %new = add i64 %old, %add
+  store i32 1, i32* @w, align 4
+  %pair = cmpxchg i64* @q, i64 %old, i64 %new monotonic monotonic
+  %found = extractvalue { i64, i1 } %pair, 0
+  %ok = extractvalue { i64, i1 } %pair, 1
+  br i1 %ok, label %done, label %loop
+done:
+  ret void
+}
+define i64 @seed_loop_extra_use(i64 %add) {
+entry:
+  %seed = load atomic i64, i64* @q monotonic, align 8
+  %copy = add i64 %seed, 0
+  br label %loop
+loop:
+  %old = phi i64 [ %seed, %entry ], [ %found, %loop ]
+  %new = add i64 %old, %add
+  %pair = cmpxchg i64* @q, i64 %old, i64 %new monotonic monotonic
+  %found = extractvalue { i64, i1 } %pair, 0
+  %ok = extractvalue { i64, i1 } %pair, 1
+  br i1 %ok, label %done, label %loop
+done:
+  ret i64 %copy
+}
+define void @seed_loop_other_address(i64 %add, i64* %other) {
+entry:
+  %seed = load atomic i64, i64* @q monotonic, align 8
+  br label %loop
+loop:
+  %old = phi i64 [ %seed, %entry ], [ %found, %loop ]
+  %new = add i64 %old, %add
+  %pair = cmpxchg i64* %other, i64 %old, i64 %new monotonic monotonic
+  %found = extractvalue { i64, i1 } %pair, 0
+  %ok = extractvalue { i64, i1 } %pair, 1
+  br i1 %ok, label %done, label %loop
+done:
+  ret void
 }
 
 ; 16 bytes take libatomic's signatures; max has no libatomic twin, and fadd

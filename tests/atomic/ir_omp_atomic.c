@@ -18,13 +18,14 @@ long double gld;
 double _Complex gz;
 
 // int and long: one read-modify-write (op 1 add, 2 sub, relaxed).  short
-// and char are computed in int, so clang loops on a compare-exchange.
+// and char are computed in int, so clang loops on a compare-exchange, whose
+// first expected value may be a recent one (load_seed).
 // CHECK-LABEL: define{{.*}} void @update_int(
 // CHECK: call i64 @__dsm_atomic_rmw_4(i8* {{.*}}@gi{{.*}}, i64 {{.*}}, i32 1, i32 0)
 // CHECK: call i64 @__dsm_atomic_rmw_8(i8* {{.*}}@gl{{.*}}, i64 {{.*}}, i32 2, i32 0)
-// CHECK: call i64 @__dsm_atomic_load_2(i8* {{.*}}@gs{{.*}}, i32 0)
+// CHECK: call i64 @__dsm_atomic_load_seed_2(i8* {{.*}}@gs{{.*}}, i32 0)
 // CHECK: call i64 @__dsm_atomic_cmpxchg_2(i8* {{.*}}@gs{{.*}}, i64 {{.*}}, i64 {{.*}}, i32 0, i32 0)
-// CHECK: call i64 @__dsm_atomic_load_1(i8* {{.*}}@gc{{.*}}, i32 0)
+// CHECK: call i64 @__dsm_atomic_load_seed_1(i8* {{.*}}@gc{{.*}}, i32 0)
 // CHECK: call i64 @__dsm_atomic_cmpxchg_1(i8* {{.*}}@gc{{.*}}, i64 {{.*}}, i64 {{.*}}, i32 0, i32 0)
 // CHECK: ret void
 void update_int(int v)
@@ -39,11 +40,12 @@ void update_int(int v)
     gc |= (char)v;
 }
 
-// Float and double updates: an atomic load, then a compare-exchange loop.
+// Float and double updates: an atomic load that only seeds a compare-exchange
+// loop (load_seed), then the loop.  An atomic read stays an exact load.
 // CHECK-LABEL: define{{.*}} void @update_float(
-// CHECK: call i64 @__dsm_atomic_load_4(i8* {{.*}}@gf{{.*}}, i32 0)
+// CHECK: call i64 @__dsm_atomic_load_seed_4(i8* {{.*}}@gf{{.*}}, i32 0)
 // CHECK: call i64 @__dsm_atomic_cmpxchg_4(i8* {{.*}}@gf{{.*}}, i64 {{.*}}, i64 {{.*}}, i32 0, i32 0)
-// CHECK: call i64 @__dsm_atomic_load_8(i8* {{.*}}@gd{{.*}}, i32 0)
+// CHECK: call i64 @__dsm_atomic_load_seed_8(i8* {{.*}}@gd{{.*}}, i32 0)
 // CHECK: call i64 @__dsm_atomic_cmpxchg_8(i8* {{.*}}@gd{{.*}}, i64 {{.*}}, i64 {{.*}}, i32 0, i32 0)
 // CHECK: ret void
 void update_float(double v)
@@ -103,7 +105,7 @@ void update_wide(double v)
 // CHECK: ret double
 // CHECK-LABEL: define internal void @.omp_outlined.(
 // CHECK: call i64 @__dsm_atomic_rmw_4(i8* {{.*}}, i64 {{.*}}, i32 1, i32 0)
-// CHECK: call i64 @__dsm_atomic_load_8(i8* {{.*}}, i32 0)
+// CHECK: call i64 @__dsm_atomic_load_seed_8(i8* {{.*}}, i32 0)
 // CHECK: call i64 @__dsm_atomic_cmpxchg_8(i8* {{.*}}, i64 {{.*}}, i64 {{.*}}, i32 0, i32 0)
 // CHECK: call i64 @__dsm_atomic_rmw_4(i8* {{.*}}, i64 {{.*}}, i32 7, i32 0)
 double region(int n)
