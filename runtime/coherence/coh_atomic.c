@@ -3,7 +3,8 @@
  * target of `#pragma omp atomic` (through the compiler shim).
  *
  * Layer: coherence.  dsm_coh_atomic, dsm_coh_atomic_seed: any application
- * thread, never the fault handler.  The ATOMIC_REQ handler runs in any progressing thread.
+ * thread, never the fault handler.  The ATOMIC_REQ handler: any progressing
+ * thread.
  * Every operation on a word is done with the CPU's atomics on the home's
  * copy, by one of two paths that never meet on one job's words: in a
  * one-host job whose nodes all map each other's memory
@@ -314,6 +315,16 @@ void coh_atomic_register_handlers(void)
     dsm_tp_am_register(COH_AM_ATOMIC_REP, on_atomic_rep, NULL);
 }
 
+/* The value this thread's last atomic found or left in its word: the
+ * seed of the next compare-and-swap loop there when this node's copy is
+ * invalid, as it is for a whole region after another node updated the
+ * word in the one before. */
+static __thread struct {
+    uintptr_t addr;
+    unsigned size;
+    uint64_t value;
+} last_seen;
+
 static dsm_status_t atomic_locked(long idx, uintptr_t a, unsigned size,
                                   dsm_coh_atomic_op_t op, uint64_t operand,
                                   uint64_t expected, uint64_t *old)
@@ -360,13 +371,17 @@ static dsm_status_t atomic_locked(long idx, uintptr_t a, unsigned size,
             cur_word = found;
         }
     }
+    *old = (cur_word >> shift) & smask;
+    last_seen.addr = a;
+    last_seen.size = size;
+    last_seen.value = *old;
     if (write) {
         /* only the operand's own bytes: the rest of the word may hold this
          * node's unpublished plain writes */
         uint64_t v = (next_word >> shift) & smask;
         note_update((size_t)idx, a, &v, size);
+        last_seen.value = v;
     }
-    *old = (cur_word >> shift) & smask;
     return DSM_OK;
 }
 
@@ -389,22 +404,36 @@ static void atomic_call(void *arg)
 
 /* A copy of a page this node does not home goes stale only through other
  * nodes' writes; a torn read of a word being updated is as good a guess as
- * any.  No page lock: nothing here changes. */
+ * any.  Without a valid copy, what this thread's last atomic on the word
+ * saw.  No page lock: nothing here changes. */
 static int seed_from_copy(uintptr_t a, unsigned size, uint64_t *value)
 {
     long idx = coh_page_index(a);
     if (idx < 0 || dsm_tp_cpu_atomics(DSM_TP_SEG_REGION))
         return 0;   /* a load through the mapping is as cheap */
     coh_page_t *pg = &coh.pages[idx];
-    if ((atomic_load(&pg->flags) & PF_HOME) ||
-        atomic_load(&pg->state) == PS_INVALID)
-        return 0;
-    const char *p = coh_page_rt((size_t)idx) + (a & (DSM_PAGE_SIZE - 1));
+    if (atomic_load(&pg->flags) & PF_HOME)
+        return 0;   /* the exact value costs no more */
+    if (atomic_load(&pg->state) == PS_INVALID) {
+        if (last_seen.addr != a || last_seen.size != size)
+            return 0;
+        *value = last_seen.value;
+        return 1;
+    }
+    const void *p = coh_page_rt((size_t)idx) + (a & (DSM_PAGE_SIZE - 1));
     switch (size) {
-    case 1: *value = __atomic_load_n((const uint8_t *)p, __ATOMIC_RELAXED); break;
-    case 2: *value = __atomic_load_n((const uint16_t *)(const void *)p, __ATOMIC_RELAXED); break;
-    case 4: *value = __atomic_load_n((const uint32_t *)(const void *)p, __ATOMIC_RELAXED); break;
-    default: *value = __atomic_load_n((const uint64_t *)(const void *)p, __ATOMIC_RELAXED); break;
+    case 1:
+        *value = __atomic_load_n((const uint8_t *)p, __ATOMIC_RELAXED);
+        break;
+    case 2:
+        *value = __atomic_load_n((const uint16_t *)p, __ATOMIC_RELAXED);
+        break;
+    case 4:
+        *value = __atomic_load_n((const uint32_t *)p, __ATOMIC_RELAXED);
+        break;
+    default:
+        *value = __atomic_load_n((const uint64_t *)p, __ATOMIC_RELAXED);
+        break;
     }
     return 1;
 }

@@ -83,7 +83,8 @@ dsm_status_t dsm_coh_atomic(void *addr, unsigned size, dsm_coh_atomic_op_t op,
                             uint64_t operand, uint64_t expected,
                             uint64_t *old);
 /* A value the word at addr held, perhaps not the latest: this node's
- * valid copy of a page it does not home, otherwise an atomic load.  For
+ * valid copy of a page it does not home, or what this thread's last atomic
+ * on the word saw, otherwise an atomic load.  For
  * the first expected value of a compare-and-swap loop, which a stale value
  * only sends round once more; never for a value the program uses. */
 dsm_status_t dsm_coh_atomic_seed(void *addr, unsigned size, uint64_t *value);
