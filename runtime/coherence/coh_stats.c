@@ -65,6 +65,8 @@ static const char *const am_names[DSM_TP_AM_MAX_ID] = {
     [COH_AM_DIFF_ACK] = "diff_ack",
     [COH_AM_MIGRATE_DONE] = "migrate_done",
     [COH_AM_MIGRATE_GO] = "migrate_go",
+    [COH_AM_ATOMIC_REQ] = "atomic_req",
+    [COH_AM_ATOMIC_REP] = "atomic_rep",
 };
 
 #define FIELDS(X)                                                             \
