@@ -1,10 +1,10 @@
 #!/bin/bash
 # hosts_test.sh CASE - dsmrun across hosts: network namespaces joined by a
 # bridge (netns.sh), nodes started over ssh or by srun, UCX forced onto TCP.
-# Environment (from meson): DSMRUN, OMP_REDUCTION, JACOBI (OpenMP programs
-# built by dsmcc that check their own answers), NODE_ECHO (a node program
-# without the runtime), NODE_FAILURE (a DSM program that puts its nodes in
-# known states), BOARD_PROBE (reads an activity board).
+# Environment (from meson): DSMRUN, OMP_REDUCTION, OMP_ATOMIC, JACOBI (OpenMP
+# programs built by dsmcc that check their own answers), NODE_ECHO (a node
+# program without the runtime), NODE_FAILURE (a DSM program that puts its
+# nodes in known states), BOARD_PROBE (reads an activity board).
 # Exit: 0 pass, 1 fail, 77 skip (no root, a package missing).
 set -u
 . "$(dirname "$0")/netns.sh"
@@ -250,6 +250,8 @@ case $CASE in
     hosts_create 2
     hosts_start_sshd
     run_ok 2 ssh "$OMP_REDUCTION"
+    # atomics made by the word's home, requested over TCP
+    run_ok 2 ssh "$OMP_ATOMIC"
     # the rendezvous interface, by option and by variable
     hosts_run 1 "$DSMRUN" -v --interface eth0 --hosts "$(hostlist 2)" \
       "$OMP_REDUCTION" > "$HOSTS_TMP/out" 2>&1 || { cat "$HOSTS_TMP/out"; fail "--interface eth0"; }
@@ -275,6 +277,11 @@ case $CASE in
       { cat "$HOSTS_TMP/out"; fail "hostfile job failed"; }
     grep -q 'transport up: node 2 of 3' "$HOSTS_TMP/out" ||
       { cat "$HOSTS_TMP/out"; fail "hostfile slots not used"; }
+    no_sanitizer_report "$HOSTS_TMP/out"
+    # atomics in a job where two nodes share a host and one does not
+    hosts_run 1 "$DSMRUN" --hostfile "$HOSTS_TMP/hostfile" -t 2 \
+      "$OMP_ATOMIC" > "$HOSTS_TMP/out" 2>&1 ||
+      { cat "$HOSTS_TMP/out"; fail "atomics on 2+1 nodes failed"; }
     no_sanitizer_report "$HOSTS_TMP/out"
     expect_nothing_left
     ;;
