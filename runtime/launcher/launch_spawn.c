@@ -16,31 +16,41 @@
 
 #include "base_log.h"
 
-static void child_write(const char *text)
+/* Appends text to the line being built in buf (cap bytes), truncating. */
+static size_t line_add(char *buf, size_t len, size_t cap, const char *text)
 {
-    ssize_t unused = write(STDERR_FILENO, text, strlen(text));
-    (void)unused;
+    size_t n = strlen(text);
+    if (n > cap - len)
+        n = cap - len;
+    memcpy(buf + len, text, n);
+    return len + n;
 }
 
-/* "dsmrun: node R: WHAT 'QUOTED': REASON", QUOTED optional. */
+/* "dsmrun: node R: WHAT 'QUOTED': REASON", QUOTED optional, written with
+ * one write(2): the nodes of a job share the terminal or pipe, and a line
+ * written in pieces came out interleaved with another node's. */
 static __attribute__((noreturn)) void child_fail(const dsm_launch_child_t *c,
                                                  const char *what,
                                                  const char *quoted, int err)
 {
-    char digits[32];
+    char digits[32], line[4096];
+    size_t len = 0, cap = sizeof line - 1;
     const char *reason = strerrordesc_np(err);
-    child_write("dsmrun: node ");
-    child_write(dsm_utoa((unsigned long long)c->rank, 10, digits));
-    child_write(": ");
-    child_write(what);
+    len = line_add(line, len, cap, "dsmrun: node ");
+    len = line_add(line, len, cap,
+                   dsm_utoa((unsigned long long)c->rank, 10, digits));
+    len = line_add(line, len, cap, ": ");
+    len = line_add(line, len, cap, what);
     if (quoted) {
-        child_write(" '");
-        child_write(quoted);
-        child_write("'");
+        len = line_add(line, len, cap, " '");
+        len = line_add(line, len, cap, quoted);
+        len = line_add(line, len, cap, "'");
     }
-    child_write(": ");
-    child_write(reason ? reason : "unknown error");
-    child_write("\n");
+    len = line_add(line, len, cap, ": ");
+    len = line_add(line, len, cap, reason ? reason : "unknown error");
+    line[len++] = '\n';
+    ssize_t unused = write(STDERR_FILENO, line, len);
+    (void)unused;
     _exit(127);
 }
 
