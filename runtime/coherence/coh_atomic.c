@@ -305,8 +305,7 @@ static void on_atomic_rep(int src, const void *payload, size_t len,
     coh_msg_atomic_rep_t r;
     if (coh_wire_atomic_rep(payload, len, atomic_limits(&lim), &r) != DSM_OK)
         dsm_fatal("malformed atomic reply from node %d", src);
-    coh.slots[r.slot].value = r.word;
-    __atomic_store_n(&coh.slots[r.slot].done, 1, __ATOMIC_RELEASE);
+    coh_slot_reply(r.slot, r.word);
 }
 
 void coh_atomic_register_handlers(void)

@@ -251,8 +251,7 @@ static void on_share_ack(int src, const void *payload, size_t len, void *arg)
                                    COH_MAX_SLOTS};
     if (coh_wire_share(payload, len, &lim, &msg) != DSM_OK)
         dsm_fatal("malformed share acknowledgement from node %d", src);
-    coh.slots[msg.slot].value = msg.count;
-    __atomic_store_n(&coh.slots[msg.slot].done, 1, __ATOMIC_RELEASE);
+    coh_slot_reply(msg.slot, msg.count);
 }
 
 void coh_fault_register_handlers(void)

@@ -85,8 +85,7 @@ static void on_heap_size_rep(int src, const void *payload, size_t len,
     coh_msg_heap_t m;
     if (coh_wire_heap(payload, len, &heap_limits, 1, &m) != DSM_OK)
         dsm_fatal("malformed heap message from node %d", src);
-    coh.slots[m.slot].value = m.value;
-    __atomic_store_n(&coh.slots[m.slot].done, 1, __ATOMIC_RELEASE);
+    coh_slot_reply(m.slot, m.value);
 }
 
 void coh_heap_register_handlers(void)

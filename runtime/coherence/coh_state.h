@@ -163,6 +163,14 @@ void coh_dirty_add(size_t index);
 /* This thread's reply slot (assigned on first use). */
 int coh_slot_self(void);
 
+/* A reply handler's last step: the result, then done, which releases the
+ * waiting thread.  slot already checked by the message's decoder. */
+static inline void coh_slot_reply(uint32_t slot, uint64_t value)
+{
+    coh.slots[slot].value = value;
+    __atomic_store_n(&coh.slots[slot].done, 1, __ATOMIC_RELEASE);
+}
+
 /* Set the protection of n pages starting at index (may span windows). */
 void coh_protect(size_t index, size_t n, int prot);
 /* Set prot on the pages of [first, first+n) that `selected` picks, with one
