@@ -88,6 +88,14 @@ DSM_API dsm_status_t dsm_flush(void);
  * must set the same value before the first barrier that uses it. */
 DSM_API dsm_status_t dsm_barrier_threads(int threads_per_node);
 
+/* A promise (on: 1) that while a thread of this node is inside dsm_barrier,
+ * no thread of the node writes sharable memory: every thread that writes
+ * takes part in the barrier or is idle, as in fork-join.  It lets a barrier
+ * keep writable the non-home pages the node writes in every epoch (no
+ * write fault, no protection change; see doc/design.md, "Eager pages").
+ * Off by default.  Any thread, between barriers. */
+DSM_API dsm_status_t dsm_barrier_quiescent(int on);
+
 /* A cluster-wide lock.  The handle is 8 bytes, fits in omp_lock_t, and may be
  * stored in sharable memory and used from any node. */
 typedef struct dsm_lock { uint64_t opaque; } dsm_lock_t;

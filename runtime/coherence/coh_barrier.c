@@ -20,6 +20,7 @@
  * for it).  See design.md, "The one-way join".
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "base_log.h"
@@ -324,7 +325,7 @@ void coh_barrier_global(void)
 {
     coh_protocol_lock();
     coh_join_finish();
-    coh_release_before_arrival();
+    coh_release_before_arrival(coh_barriers_quiescent());
     if (coh.rank == 0) {
         gather_add(0, arrive_buf, build_arrive(NULL, 0));
         gather_departure();
@@ -359,7 +360,7 @@ static void join_body(void *arg)
     join_call_t *c = arg;
     coh_protocol_lock();
     coh_join_finish();
-    coh_release_before_arrival();
+    coh_release_before_arrival(coh_barriers_quiescent());
     if (coh.rank == 0) {
         gather_add(0, arrive_buf, build_arrive(NULL, 0));
         gather_departure();
@@ -415,6 +416,18 @@ dsm_status_t dsm_coh_join_settle(void)
         dsm_sys_on_rtstack(settle_body, NULL);
     return DSM_OK;
 }
+
+static _Atomic int quiescent;   /* dsm_barrier_quiescent */
+
+dsm_status_t dsm_barrier_quiescent(int on)
+{
+    if (on != 0 && on != 1)
+        return DSM_ERR_INVALID;
+    atomic_store(&quiescent, on);
+    return DSM_OK;
+}
+
+int coh_barriers_quiescent(void) { return atomic_load(&quiescent); }
 
 dsm_status_t dsm_barrier_threads(int threads_per_node)
 {

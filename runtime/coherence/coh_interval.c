@@ -155,8 +155,10 @@ void coh_interval_register_handlers(void)
 }
 
 /* Encode a written non-home page's diff into the message for its home;
- * page lock held, page already write-protected. */
-static void send_diff(size_t index, coh_page_t *pg)
+ * returns its length (0: unchanged).  Page lock held, page already
+ * write-protected, or nobody writes it (an eager page at a quiescent
+ * release). */
+static size_t send_diff(size_t index, coh_page_t *pg)
 {
     size_t need = sizeof(coh_diff_page_t) + DSM_DIFF_MAX_ENCODED(DSM_PAGE_SIZE);
     if (diff_msg_home != pg->home || DIFF_MSG_BYTES - diff_msg_len < need) {
@@ -169,13 +171,14 @@ static void send_diff(size_t index, coh_page_t *pg)
     atomic_fetch_and_explicit(&pg->flags, (uint8_t)~PF_TWIN,
                               memory_order_relaxed);
     if (!n)
-        return;
+        return 0;
     coh_diff_page_t hdr = {(uint32_t)index, (uint32_t)n};
     memcpy(rec, &hdr, sizeof hdr);
     diff_msg_len += sizeof hdr + n;
     diff_msg_pages++;
     COH_STAT_ADD(diffs_sent, 1);
     COH_STAT_ADD(diff_bytes_sent, n);
+    return n;
 }
 
 dsm_status_t coh_interval_setup(void)
@@ -210,7 +213,21 @@ static int cmp_u32(const void *a, const void *b)
  * EAGER_IDLE releases in a row without a change (more than a gap) the
  * page is write-protected again.  The comparison only ends eagerness,
  * never skips a notice: a word written and then restored would compare
- * equal while a reader may hold the value in between. */
+ * equal while a reader may hold the value in between.
+ *
+ * A non-home page written as often (the other side of that edge, when the
+ * edge falls inside a page both nodes write) pays the same fault, a twin
+ * and a second mprotect at the release.  Where the node promised that
+ * nobody writes during its barriers (dsm_barrier_quiescent), a quiescent
+ * release (barrier, join, fork hand-off) leaves it writable too: its diff
+ * goes to the home as usual, and its twin is brought up to date (copied
+ * again when the diff was not empty) instead of the page being protected.
+ * Nobody writes between the diff and the copy, so no write is lost.  At
+ * the departure a notice for it refreshes page and twin from a mapped
+ * home (coh_refresh.c), still writable; any other acquire, and any other
+ * release (a lock's, with threads running), treats it as an ordinary
+ * written page and ends its eagerness.  Here the diff itself tells
+ * whether the page changed: EAGER_IDLE empty diffs in a row end it. */
 #define EAGER_AFTER 3
 #define EAGER_GAP 4
 #define EAGER_IDLE 5
@@ -232,6 +249,25 @@ static int snapshot_changed(size_t index)
     return changed;
 }
 
+/* A written page released at interval seq: was it written in EAGER_AFTER
+ * intervals in a row, at most EAGER_GAP apart? */
+static int written_often(coh_page_t *pg, uint32_t seq)
+{
+    uint16_t low = (uint16_t)seq;
+    uint16_t gap = (uint16_t)(low - pg->written_seq);
+    pg->written_run = gap >= 1 && gap <= EAGER_GAP && pg->written_run < 255
+                          ? pg->written_run + 1 : 1;
+    pg->written_seq = low;
+    return pg->written_run >= EAGER_AFTER;
+}
+
+static void become_eager(coh_page_t *pg)
+{
+    pg->eager_idle = 0;
+    atomic_fetch_or(&pg->flags, PF_EAGER);
+    COH_STAT_ADD(eager_pages, 1);
+}
+
 /* A home page released at interval seq: does it stay writable (eager)? */
 static int stays_eager(size_t index, coh_page_t *pg, uint8_t flags,
                        uint32_t seq)
@@ -246,18 +282,55 @@ static int stays_eager(size_t index, coh_page_t *pg, uint8_t flags,
         pg->written_run = 0;
         return 0;
     }
-    uint16_t low = (uint16_t)seq;
-    uint16_t gap = (uint16_t)(low - pg->written_seq);
-    pg->written_run = gap >= 1 && gap <= EAGER_GAP && pg->written_run < 255
-                          ? pg->written_run + 1 : 1;
-    pg->written_seq = low;
-    if (pg->written_run < EAGER_AFTER)
+    if (!written_often(pg, seq))
         return 0;
     memcpy(coh_page_twin(index), coh_page_rt(index), DSM_PAGE_SIZE);
-    pg->eager_idle = 0;
-    atomic_fetch_or(&pg->flags, PF_EAGER);
-    COH_STAT_ADD(eager_pages, 1);
+    become_eager(pg);
     return 1;
+}
+
+/* A written non-home page released at interval seq: may it stay writable?
+ * Only at a quiescent release; whether it goes on being written is told
+ * by its diff (keep_eager_remote).  Ends eagerness otherwise. */
+static int may_stay_eager_remote(coh_page_t *pg, uint8_t flags,
+                                 uint32_t seq, int quiescent)
+{
+    int often = written_often(pg, seq);
+    if (!quiescent) {
+        if (flags & PF_EAGER)
+            atomic_fetch_and(&pg->flags, (uint8_t)~PF_EAGER);
+        return 0;
+    }
+    if (flags & PF_EAGER)
+        return 1;
+    if (!often)
+        return 0;
+    become_eager(pg);
+    return 1;
+}
+
+/* An eager non-home page at a quiescent release: its diff to the home,
+ * then its twin equals the page again; after EAGER_IDLE unchanged
+ * releases it is protected like any released page.  Returns whether the
+ * page changed: an unchanged one needs no notice, because no other node
+ * can have seen a value this node wrote and restored (they reach other
+ * nodes only through diffs).  Page lock held. */
+static int keep_eager_remote(size_t index, coh_page_t *pg)
+{
+    int changed = send_diff(index, pg) != 0;
+    if (changed) {
+        memcpy(coh_page_twin(index), coh_page_rt(index), DSM_PAGE_SIZE);
+        pg->eager_idle = 0;
+    } else if (++pg->eager_idle >= EAGER_IDLE) {
+        atomic_fetch_and(&pg->flags, (uint8_t)~PF_EAGER);
+        pg->written_run = 0;
+        coh_protect(index, 1, DSM_PROT_READ);
+        atomic_store_explicit(&pg->state, PS_READONLY, memory_order_release);
+        return 0;
+    }
+    atomic_fetch_or(&pg->flags, PF_TWIN);
+    coh_dirty_add(index);
+    return changed;
 }
 
 static int is_writable_lazy(const coh_page_t *pg)
@@ -266,25 +339,39 @@ static int is_writable_lazy(const coh_page_t *pg)
            !(atomic_load(&pg->flags) & PF_EAGER);
 }
 
+#define NOT_WRITTEN UINT32_MAX
+
 /* Write-protect and publish one chunk of consecutive written pages of
- * interval seq; eager pages stay writable and go on the next interval's
- * dirty list at once. */
-static void release_chunk(size_t first, size_t n, uint32_t seq)
+ * interval seq (listed: their entries in the interval's page list); eager
+ * pages stay writable and go on the next interval's dirty list at once.
+ * An eager non-home page found unchanged gets NOT_WRITTEN in listed. */
+static void release_chunk(size_t first, size_t n, uint32_t seq,
+                          int quiescent, uint32_t *listed)
 {
     lock_chunk(first, n);
     for (size_t i = 0; i < n; i++) {
         coh_page_t *pg = &coh.pages[first + i];
         uint8_t flags = atomic_fetch_and(&pg->flags, (uint8_t)~PF_DIRTY);
-        if (atomic_load(&pg->state) == PS_WRITABLE &&
-            stays_eager(first + i, pg, flags, seq))
-            coh_dirty_add(first + i);
+        if (atomic_load(&pg->state) != PS_WRITABLE)
+            continue;
+        if (flags & PF_HOME) {
+            if (stays_eager(first + i, pg, flags, seq))
+                coh_dirty_add(first + i);
+        } else {
+            may_stay_eager_remote(pg, flags, seq, quiescent);
+        }
     }
     coh_protect_where(first, n, is_writable_lazy, DSM_PROT_READ);
     for (size_t i = 0; i < n; i++) {
         coh_page_t *pg = &coh.pages[first + i];
         uint8_t flags = atomic_load(&pg->flags);
-        if (atomic_load(&pg->state) != PS_WRITABLE || (flags & PF_EAGER))
-            continue;   /* published early by an invalidation, or eager */
+        if (atomic_load(&pg->state) != PS_WRITABLE)
+            continue;   /* published early by an invalidation */
+        if (flags & PF_EAGER) {
+            if (!(flags & PF_HOME) && !keep_eager_remote(first + i, pg))
+                listed[i] = NOT_WRITTEN;
+            continue;
+        }
         if (flags & PF_TWIN)
             send_diff(first + i, pg);
         atomic_store_explicit(&pg->state, PS_READONLY, memory_order_release);
@@ -370,16 +457,18 @@ size_t coh_own_records(void *out, size_t cap, uint32_t *nrecords,
     return len;
 }
 
-static uint32_t release(int node0_follows);
+static uint32_t release(int node0_follows, int quiescent);
 
-uint32_t coh_release(void) { return release(0); }
+uint32_t coh_release(void) { return release(0, 0); }
 
-uint32_t coh_release_before_arrival(void)
+uint32_t coh_release_quiescent(void) { return release(0, 1); }
+
+uint32_t coh_release_before_arrival(int quiescent)
 {
-    return release(coh.rank != 0);
+    return release(coh.rank != 0, quiescent);
 }
 
-static uint32_t release(int node0_follows)
+static uint32_t release(int node0_follows, int quiescent)
 {
     uint64_t t0 = dsm_now_ns();
     coh_spin_lock(&coh.dirty_lock);
@@ -399,15 +488,24 @@ static uint32_t release(int node0_follows)
         size_t j = i + 1;
         while (j < n && pages[j] == pages[j - 1] + 1 && j - i < CHUNK_PAGES)
             j++;
-        release_chunk(pages[i], j - i, seq);
+        release_chunk(pages[i], j - i, seq, quiescent, pages + i);
         i = j;
     }
     diff_complete_but(node0_follows);
+    diffs_lazy_to_node0 = 0;
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++)
+        if (pages[i] != NOT_WRITTEN)
+            pages[kept++] = pages[i];
+    n = kept;
+    if (n == 0) {   /* only eager pages, none changed: no interval */
+        COH_STAT_ADD(protocol_ns, dsm_now_ns() - t0);
+        return 0;
+    }
     log_interval(seq, pages, n);
     COH_STAT_ADD(write_notices_sent, n);
     coh.vc[coh.rank] = seq;
     COH_STAT_ADD(protocol_ns, dsm_now_ns() - t0);
-    diffs_lazy_to_node0 = 0;
     return seq;
 }
 
@@ -420,8 +518,8 @@ static int needs_invalidation(const coh_page_t *pg)
 /* Invalidate one chunk of consecutive pages, protections changed in runs;
  * pages written by this node in its open interval are diffed to their
  * homes first (after the protection change, so no write slips past).
- * With refresh, the hot clean pages of mapped homes are refreshed instead
- * (coh_refresh.c) and keep their protection. */
+ * With refresh, the hot clean pages and the eager written ones of mapped
+ * homes are refreshed instead (coh_refresh.c) and keep their protection. */
 static size_t invalidate_chunk(size_t first, size_t n, int refresh)
 {
     size_t dropped = 0, early = 0;
@@ -437,6 +535,7 @@ static size_t invalidate_chunk(size_t first, size_t n, int refresh)
             send_diff(first + i, pg);
             early++;
         }
+        atomic_fetch_and(&pg->flags, (uint8_t)~PF_EAGER);
         atomic_store_explicit(&pg->state, PS_INVALID, memory_order_release);
         coh_refresh_dropped(first + i);
         dropped++;

@@ -43,12 +43,20 @@ void coh_protocol_unlock(void);
  * log the interval.  Returns the interval's number, 0 when nothing was
  * written.  Protocol mutex. */
 uint32_t coh_release(void);
+/* The same where no other thread of the node writes sharable memory until
+ * the release returns (quiescent: a fork's hand-off under the promise of
+ * dsm_barrier_quiescent): eager non-home pages stay writable. */
+uint32_t coh_release_quiescent(void);
 /* The same, followed by an arrival at a barrier or join on node 0: diffs
  * to node 0 are not waited for, because node 0 applies them, in their
  * handler, before it takes the arrival sent after them on the same pair
  * of nodes (messages of one pair arrive and run in order), and so before
- * any departure; diffs to other homes are. */
-uint32_t coh_release_before_arrival(void);
+ * any departure; diffs to other homes are.  quiescent as above. */
+uint32_t coh_release_before_arrival(int quiescent);
+/* Whether the node promised that no thread writes sharable memory during
+ * its barriers (dsm_barrier_quiescent): then the releases of barriers,
+ * joins and fork hand-offs may leave eager non-home pages writable. */
+int coh_barriers_quiescent(void);
 
 /* Invalidate the non-home pages of the given ranges (notices from another
  * node); pages this node wrote in its open interval are first published.

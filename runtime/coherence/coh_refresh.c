@@ -9,6 +9,12 @@
  * invalidate", for why a refresh is a fetch made early and why it is
  * correct.
  *
+ * An eager non-home page (written by this node in every epoch and left
+ * writable, coh_interval.c) is refreshed too, whatever its heat, and its
+ * twin with it: its diff went to the home at this node's release, so the
+ * home's copy holds this node's writes, and nobody writes the page until
+ * the acquire is over.
+ *
  * Heat, one byte per page: REFRESH_BUDGET..1 refreshes left (hot); 0 cold;
  * HEAT_NOTICED: a notice dropped this node's copy and it was not fetched
  * since.  A fetch of a noticed page makes it hot with a full budget.  Each
@@ -25,6 +31,8 @@
  * invalidation of an acquire (coh_interval.c), protocol mutex and the
  * pages' locks held.
  */
+#include <string.h>
+
 #include "base_log.h"
 #include "coh_protocol.h"
 #include "coh_state.h"
@@ -59,6 +67,14 @@ size_t coh_refresh_select(size_t first, size_t n)
     size_t chosen = 0;
     for (size_t i = first; i < first + n; i++) {
         coh_page_t *pg = &coh.pages[i];
+        uint8_t flags = atomic_load(&pg->flags);
+        if ((flags & (PF_EAGER | PF_HOME)) == PF_EAGER &&
+            atomic_load(&pg->state) == PS_WRITABLE &&
+            dsm_tp_peer_mapped(pg->home, DSM_TP_SEG_REGION)) {
+            atomic_fetch_or(&pg->flags, PF_REFRESH);
+            chosen++;
+            continue;
+        }
         uint8_t h = heat[i];
         if (h == 0 || h == HEAT_NOTICED ||
             atomic_load(&pg->state) != PS_READONLY ||
@@ -94,10 +110,18 @@ void coh_refresh_copy(size_t first, size_t n)
             copied += run;
             run = 0;
         }
-        if (marked) {
-            atomic_fetch_and(&coh.pages[i].flags, (uint8_t)~PF_REFRESH);
+        if (marked)
             run++;
-        }
+    }
+    /* the marks go only now: eager pages take their twins from the copy */
+    for (size_t i = first; i < first + n; i++) {
+        coh_page_t *pg = &coh.pages[i];
+        uint8_t flags = atomic_load(&pg->flags);
+        if (!(flags & PF_REFRESH))
+            continue;
+        if (flags & PF_EAGER)
+            memcpy(coh_page_twin(i), coh_page_rt(i), DSM_PAGE_SIZE);
+        atomic_fetch_and(&pg->flags, (uint8_t)~PF_REFRESH);
     }
     COH_STAT_ADD(refreshes, copied);
 }

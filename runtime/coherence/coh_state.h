@@ -36,8 +36,10 @@ enum coh_page_flag {
     PF_REGISTERED = 1 << 2,  /* non-home: the home knows we share it */
     PF_TWIN       = 1 << 3,  /* a twin exists in the twin shadow */
     PF_DIRTY      = 1 << 4,  /* listed in the current dirty list */
-    PF_EAGER      = 1 << 5,  /* home: left writable, noticed every interval
-                                (coh_interval.c, "eager pages") */
+    PF_EAGER      = 1 << 5,  /* left writable, noticed every interval: a
+                                home page, or a non-home one between
+                                quiescent releases (coh_interval.c, "eager
+                                pages") */
     PF_REFRESH    = 1 << 6,  /* refreshed, not invalidated, by the acquire
                                 that holds its page lock (coh_refresh.c) */
 };
@@ -46,9 +48,9 @@ typedef struct coh_page {
     _Atomic uint8_t state;
     _Atomic uint8_t flags;
     uint16_t home;
-    /* home pages, at releases only (protocol mutex): the low bits of the
-     * last interval that wrote the page, how many in a row did, and how
-     * many releases in a row found an eager page unchanged */
+    /* at releases only (protocol mutex): the low bits of the last
+     * interval that wrote the page, how many in a row did, and how many
+     * releases in a row found an eager page unchanged */
     uint16_t written_seq;
     uint8_t written_run;
     uint8_t eager_idle;

@@ -89,6 +89,9 @@ static void join_job(void)
      * threads meet in the team barrier first */
     if ((st = dsm_barrier_threads(1)) != DSM_OK)
         dsm_fatal("dsm_barrier_threads: %s", dsm_status_string(st));
+    /* while that thread is in it, the others wait or are idle */
+    if ((st = dsm_barrier_quiescent(1)) != DSM_OK)
+        dsm_fatal("dsm_barrier_quiescent: %s", dsm_status_string(st));
     if (fj_altstack_thread() != DSM_OK)
         dsm_fatal("cannot set up the alternate signal stack");
 }

@@ -1022,6 +1022,89 @@ static void test_eager_pages(void **state)
     release_array(eager_array);
 }
 
+/* ---- eager non-home pages: with dsm_barrier_quiescent, pages every
+ * thread of every node writes in every epoch (false sharing) stay
+ * writable on every node (no write fault once eager).  Then thread 0 of
+ * each node takes a lock and bumps a counter on the same pages while the
+ * node's other threads keep writing their words: the lock's release,
+ * with writers running, must publish the page like any written one. */
+#define EAGER_REMOTE_WORDS 1024   /* two pages */
+#define EAGER_REMOTE_EPOCHS 12
+#define EAGER_REMOTE_COUNTER 3
+static uint64_t *er_array;
+static volatile int er_errors;
+static uint64_t er_steady_faults;
+
+static uint64_t er_value(uint64_t epoch, size_t w) { return epoch * 7919u + w; }
+
+static void er_write(int t, uint64_t epoch)
+{
+    int me = rank * threads + t, all = nodes * threads;
+    for (size_t w = (size_t)me; w < EAGER_REMOTE_WORDS; w += (size_t)all)
+        if (w != EAGER_REMOTE_COUNTER)
+            er_array[w] = er_value(epoch, w);
+}
+
+static void er_check(uint64_t epoch)
+{
+    for (size_t w = 0; w < EAGER_REMOTE_WORDS; w++)
+        if (w != EAGER_REMOTE_COUNTER && er_array[w] != er_value(epoch, w))
+            __atomic_add_fetch(&er_errors, 1, __ATOMIC_RELAXED);
+}
+
+static void eager_remote_thread(int t)
+{
+    dsm_stats_t from, to;
+    uint64_t e = 1;
+    for (; e <= EAGER_REMOTE_EPOCHS; e++) {
+        if (e == EAGER_REMOTE_EPOCHS / 2 && t == 0)
+            dsm_stats_get(&from);
+        er_write(t, e);
+        dsm_barrier();
+        er_check(e);
+        dsm_barrier();
+    }
+    if (t == 0) {
+        dsm_stats_get(&to);
+        er_steady_faults = to.write_faults - from.write_faults;
+    }
+    for (int k = 0; k < 4; k++, e++) {
+        if (t == 0) {
+            assert_int_equal(dsm_lock_acquire(&g_lock), DSM_OK);
+            er_array[EAGER_REMOTE_COUNTER]++;
+            assert_int_equal(dsm_lock_release(&g_lock), DSM_OK);
+        }
+        er_write(t, e);
+        dsm_barrier();
+        er_check(e);
+        dsm_barrier();
+    }
+}
+
+static void test_eager_remote_pages(void **state)
+{
+    TEST_BEGIN();
+    assert_int_equal(dsm_barrier_quiescent(2), DSM_ERR_INVALID);
+    /* pages an earlier test left eager go quiet first */
+    for (int e = 0; e < 8; e++)
+        dsm_barrier();
+    if (rank == 0)
+        assert_int_equal(dsm_lock_init(&g_lock), DSM_OK);
+    er_array = publish_array(EAGER_REMOTE_WORDS * sizeof(uint64_t));
+    er_errors = 0;
+    assert_int_equal(dsm_barrier_quiescent(1), DSM_OK);
+    run_threads(eager_remote_thread);
+    assert_int_equal(dsm_barrier_quiescent(0), DSM_OK);
+    assert_int_equal(er_errors, 0);
+    assert_int_equal(er_array[EAGER_REMOTE_COUNTER], (uint64_t)nodes * 4);
+    /* where same-host homes are mapped (the default) the pages are
+     * refreshed at departures, not invalidated and faulted again */
+    const char *map = getenv("DSM_SAME_HOST_MAP");
+    if (nodes > 1 && !(map && !strcmp(map, "0")))
+        assert_int_equal(er_steady_faults, 0);
+    release_array(er_array);
+}
+
 /* ---- bounded metadata: 10,000 barrier-write cycles */
 static long resident_kib(void)
 {
@@ -1086,6 +1169,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_atomics),
         cmocka_unit_test(test_home_migration),
         cmocka_unit_test(test_eager_pages),
+        cmocka_unit_test(test_eager_remote_pages),
         cmocka_unit_test(test_bounded_metadata),
     };
     if (argc > 1)
