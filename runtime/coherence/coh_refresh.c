@@ -10,10 +10,11 @@
  * correct.
  *
  * An eager non-home page (written by this node in every epoch and left
- * writable, coh_interval.c) is refreshed too, whatever its heat, and its
- * twin with it: its diff went to the home at this node's release, so the
- * home's copy holds this node's writes, and nobody writes the page until
- * the acquire is over.
+ * writable, coh_interval.c) is refreshed too, whatever its heat and
+ * wherever its home (a get across the network is what the faults it
+ * saves would fetch anyway), and its twin with it: its diff went to the
+ * home at this node's release, so the home's copy holds this node's
+ * writes, and nobody writes the page until the acquire is over.
  *
  * Heat, one byte per page: REFRESH_BUDGET..1 refreshes left (hot); 0 cold;
  * HEAT_NOTICED: a notice dropped this node's copy and it was not fetched
@@ -69,8 +70,7 @@ size_t coh_refresh_select(size_t first, size_t n)
         coh_page_t *pg = &coh.pages[i];
         uint8_t flags = atomic_load(&pg->flags);
         if ((flags & (PF_EAGER | PF_HOME)) == PF_EAGER &&
-            atomic_load(&pg->state) == PS_WRITABLE &&
-            dsm_tp_peer_mapped(pg->home, DSM_TP_SEG_REGION)) {
+            atomic_load(&pg->state) == PS_WRITABLE) {
             atomic_fetch_or(&pg->flags, PF_REFRESH);
             chosen++;
             continue;
