@@ -223,8 +223,8 @@ static int cmp_u32(const void *a, const void *b)
  * goes to the home as usual, and its twin is brought up to date (copied
  * again when the diff was not empty) instead of the page being protected.
  * Nobody writes between the diff and the copy, so no write is lost.  At
- * the departure a notice for it refreshes page and twin from a mapped
- * home (coh_refresh.c), still writable; any other acquire, and any other
+ * the departure a notice for it refreshes page and twin from the home
+ * (coh_refresh.c), still writable; any other acquire, and any other
  * release (a lock's, with threads running), treats it as an ordinary
  * written page and ends its eagerness.  Here the diff itself tells
  * whether the page changed: EAGER_IDLE empty diffs in a row end it. */
@@ -518,8 +518,8 @@ static int needs_invalidation(const coh_page_t *pg)
 /* Invalidate one chunk of consecutive pages, protections changed in runs;
  * pages written by this node in its open interval are diffed to their
  * homes first (after the protection change, so no write slips past).
- * With refresh, the hot clean pages and the eager written ones of mapped
- * homes are refreshed instead (coh_refresh.c) and keep their protection. */
+ * With refresh, the hot clean pages of mapped homes and the eager written
+ * ones are refreshed instead (coh_refresh.c) and keep their protection. */
 static size_t invalidate_chunk(size_t first, size_t n, int refresh)
 {
     size_t dropped = 0, early = 0;

@@ -66,10 +66,10 @@ void coh_invalidate_ranges(const coh_range_t *ranges, size_t n);
 void coh_invalidate_all(void);
 /* The same as coh_invalidate_ranges, except that pages this node uses in
  * every epoch (re-fetched after their last invalidation), valid and clean
- * here, whose home is a mapped same-host peer, are refreshed from the home
- * and stay valid (coh_refresh.c).  Only where every other application
- * thread of the node waits: a barrier departure, a fork import; lock
- * grants invalidate.  Protocol mutex. */
+ * here, whose home is a mapped same-host peer, and eager non-home pages
+ * (any home), are refreshed from the home and stay valid (coh_refresh.c).
+ * Only where every other application thread of the node waits: a barrier
+ * departure, a fork import; lock grants invalidate.  Protocol mutex. */
 void coh_refresh_ranges(const coh_range_t *ranges, size_t n);
 
 /* Refresh bookkeeping (coh_refresh.c).  coh_refresh_fetched: the fault
