@@ -45,10 +45,7 @@ static void export_body(void *arg)
     char *out = c->buf;
     coh_protocol_lock();
     /* only the forking thread runs (fork-join's promise) */
-    if (coh_barriers_quiescent())
-        coh_release_quiescent();
-    else
-        coh_release();
+    coh_release(coh_barriers_quiescent());
     int me = coh.rank;
     coh_msg_handoff_t hdr = {(uint32_t)me, coh.vc[me], 0, 0, 0, 0};
     int overflow;

@@ -277,7 +277,7 @@ static void flush_call(void *arg)
 {
     (void)arg;
     coh_protocol_lock();
-    coh_release();
+    coh_release(0);   /* other threads may be writing */
     coh_protocol_unlock();
 }
 

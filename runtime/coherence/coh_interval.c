@@ -289,24 +289,19 @@ static int stays_eager(size_t index, coh_page_t *pg, uint8_t flags,
     return 1;
 }
 
-/* A written non-home page released at interval seq: may it stay writable?
- * Only at a quiescent release; whether it goes on being written is told
- * by its diff (keep_eager_remote).  Ends eagerness otherwise. */
-static int may_stay_eager_remote(coh_page_t *pg, uint8_t flags,
-                                 uint32_t seq, int quiescent)
+/* A written non-home page released at interval seq: it becomes or stays
+ * eager only at a quiescent release (whether it goes on being written is
+ * told by its diff, keep_eager_remote); any other release ends that. */
+static void eager_remote_decide(coh_page_t *pg, uint8_t flags, uint32_t seq,
+                                int quiescent)
 {
     int often = written_often(pg, seq);
     if (!quiescent) {
         if (flags & PF_EAGER)
             atomic_fetch_and(&pg->flags, (uint8_t)~PF_EAGER);
-        return 0;
+    } else if (!(flags & PF_EAGER) && often) {
+        become_eager(pg);
     }
-    if (flags & PF_EAGER)
-        return 1;
-    if (!often)
-        return 0;
-    become_eager(pg);
-    return 1;
 }
 
 /* An eager non-home page at a quiescent release: its diff to the home,
@@ -358,7 +353,7 @@ static void release_chunk(size_t first, size_t n, uint32_t seq,
             if (stays_eager(first + i, pg, flags, seq))
                 coh_dirty_add(first + i);
         } else {
-            may_stay_eager_remote(pg, flags, seq, quiescent);
+            eager_remote_decide(pg, flags, seq, quiescent);
         }
     }
     coh_protect_where(first, n, is_writable_lazy, DSM_PROT_READ);
@@ -459,9 +454,7 @@ size_t coh_own_records(void *out, size_t cap, uint32_t *nrecords,
 
 static uint32_t release(int node0_follows, int quiescent);
 
-uint32_t coh_release(void) { return release(0, 0); }
-
-uint32_t coh_release_quiescent(void) { return release(0, 1); }
+uint32_t coh_release(int quiescent) { return release(0, quiescent); }
 
 uint32_t coh_release_before_arrival(int quiescent)
 {

@@ -265,7 +265,7 @@ static dsm_status_t release(dsm_lock_t *lock)
                        (uint32_t)coh.size}, {0}};
     dsm_activity_lock(lock->opaque, -1);
     coh_protocol_lock();
-    coh_release();
+    coh_release(0);   /* other threads may be writing */
     memcpy(rel.vc, coh.vc, sizeof(uint32_t) * (size_t)coh.size);
     coh_protocol_unlock();
     if (manager == coh.rank)

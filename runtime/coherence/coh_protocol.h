@@ -41,12 +41,11 @@ void coh_protocol_unlock(void);
 /* Close the open interval: write-protect the pages written in it, put the
  * diffs of non-home pages to their homes, wait for remote completion, and
  * log the interval.  Returns the interval's number, 0 when nothing was
- * written.  Protocol mutex. */
-uint32_t coh_release(void);
-/* The same where no other thread of the node writes sharable memory until
- * the release returns (quiescent: a fork's hand-off under the promise of
- * dsm_barrier_quiescent): eager non-home pages stay writable. */
-uint32_t coh_release_quiescent(void);
+ * written.  quiescent: no other thread of the node writes sharable memory
+ * until the release returns (a fork's hand-off under the promise of
+ * dsm_barrier_quiescent), so eager non-home pages may stay writable.
+ * Protocol mutex. */
+uint32_t coh_release(int quiescent);
 /* The same, followed by an arrival at a barrier or join on node 0: diffs
  * to node 0 are not waited for, because node 0 applies them, in their
  * handler, before it takes the arrival sent after them on the same pair
