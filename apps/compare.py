@@ -64,7 +64,7 @@ STAT_KEYS = ["read_faults", "write_faults", "pages_fetched", "twins",
              "diffs_sent", "diff_bytes_sent", "write_notices_sent",
              "invalidations", "barriers", "messages_sent", "rma_gets",
              "rma_puts", "pages_migrated", "eager_pages", "refreshes",
-             "protocol_ns"]
+             "direct_pages", "protocol_ns"]
 
 
 def parse_result(stdout, kernel):

@@ -62,7 +62,13 @@ void *__kmpc_threadprivate_cached(ident_t *loc, kmp_int32 gtid, void *data,
         dsm_fatal("threadprivate variable at %s used by a thread the "
                   "OpenMP runtime did not create", shim_where(loc));
     void **slots = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
-    if (!slots)
+    /* A cache pointer read without the lock may be newer than this node's
+     * view of the header it points to (another node created both and has
+     * not released to us): a thread's first use takes the lock, whose
+     * acquire brings the header.  Its own slot, once set, it wrote itself. */
+    if (slots && id != 0 && slots[id])
+        return slots[id];
+    if (!slots || id != 0)
         slots = create_cache(data, size, cache);
     if (id == 0)
         return data;

@@ -131,6 +131,8 @@ typedef struct dsm_stats {
     uint64_t eager_pages;    /* home pages switched to eager tracking */
     uint64_t refreshes;     /* valid pages an acquire refreshed from their
                                home instead of invalidating them */
+    uint64_t direct_pages;  /* pages read through a mapping of their
+                               same-host home's memory, not copied */
 } dsm_stats_t;
 DSM_API void dsm_stats_get(dsm_stats_t *out);
 

@@ -174,7 +174,9 @@ static void note_update(size_t index, uintptr_t addr, const void *value,
     coh_page_t *pg = &coh.pages[index];
     size_t in_page = addr & (DSM_PAGE_SIZE - 1);
     uint8_t flags = atomic_load(&pg->flags);
-    if (!(flags & PF_HOME) && atomic_load(&pg->state) != PS_INVALID) {
+    /* a direct page shows the home's memory, which the operation changed */
+    if (!(flags & (PF_HOME | PF_DIRECT)) &&
+        atomic_load(&pg->state) != PS_INVALID) {
         memcpy(coh_page_rt(index) + in_page, value, size);
         if (flags & PF_TWIN)
             memcpy(coh_page_twin(index) + in_page, value, size);
@@ -419,7 +421,9 @@ static int seed_from_copy(uintptr_t a, unsigned size, uint64_t *value)
         *value = last_seen.value;
         return 1;
     }
-    const void *p = coh_page_rt((size_t)idx) + (a & (DSM_PAGE_SIZE - 1));
+    const void *p = atomic_load(&pg->flags) & PF_DIRECT
+                        ? (const void *)a   /* the home's memory */
+                        : coh_page_rt((size_t)idx) + (a & (DSM_PAGE_SIZE - 1));
     switch (size) {
     case 1:
         *value = __atomic_load_n((const uint8_t *)p, __ATOMIC_RELAXED);

@@ -1,6 +1,7 @@
 /*
  * coh_core.c - small shared mechanisms of the coherence layer: futex spin
- * locks, the dirty list, per-thread reply slots, page protection, tables.
+ * locks, the dirty list, per-thread reply slots, page protection and
+ * mapping, tables.
  * Layer: coherence.  Everything except coh_table_alloc is async-signal-safe
  * and used by the fault handler.
  */
@@ -92,8 +93,9 @@ int coh_slot_self(void)
 }
 
 /* Page indices of adjacent windows are consecutive but their addresses are
- * not, so a run of indices is protected one window at a time. */
-void coh_protect(size_t index, size_t n, int prot)
+ * not, so a run of indices is changed one window at a time: by mprotect,
+ * or (remap) by mapping our memfd there again with that protection. */
+static void change_view(size_t index, size_t n, int prot, int remap)
 {
     while (n) {
         size_t in_window = n;
@@ -103,16 +105,32 @@ void coh_protect(size_t index, size_t n, int prot)
                 size_t left = coh.win[i].first + coh.win[i].pages - index;
                 in_window = n < left ? n : left;
             }
-        if (dsm_sys_protect(coh_page_addr(index), in_window << DSM_PAGE_SHIFT,
-                            prot)) {
+        uintptr_t addr = coh_page_addr(index);
+        size_t len = in_window << DSM_PAGE_SHIFT;
+        if (remap ? dsm_sys_region_remap(&coh.region, addr, len,
+                                         index << DSM_PAGE_SHIFT, prot)
+                  : dsm_sys_protect(addr, len, prot)) {
             char buf[32];
-            dsm_log_sigsafe("fatal: mprotect of sharable page failed, errno ",
+            dsm_log_sigsafe(remap ? "fatal: mapping sharable pages back "
+                                    "failed, errno "
+                                  : "fatal: mprotect of sharable page "
+                                    "failed, errno ",
                             dsm_utoa((unsigned)errno, 10, buf));
             _exit(DSM_EXIT_FATAL);
         }
         index += in_window;
         n -= in_window;
     }
+}
+
+void coh_protect(size_t index, size_t n, int prot)
+{
+    change_view(index, n, prot, 0);
+}
+
+void coh_map_own(size_t index, size_t n, int prot)
+{
+    change_view(index, n, prot, 1);
 }
 
 void coh_protect_where(size_t first, size_t n,

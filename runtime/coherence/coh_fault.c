@@ -1,6 +1,7 @@
 /*
- * coh_fault.c - the page-fault path: fetch a page from its home, make twins,
- * and the share handshake that tells a home its page now has copies.
+ * coh_fault.c - the page-fault path: fetch a page from its home, or map a
+ * same-host home's memory for reading; make twins; and the share handshake
+ * that tells a home its page now has copies.
  *
  * Layer: coherence.  coh_fault_handler runs inside the SIGSEGV handler of
  * the faulting application thread: no malloc, no stdio, only page locks
@@ -10,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base_config.h"
 #include "base_log.h"
 #include "base_time.h"
 #include "coh_protocol.h"
@@ -130,6 +132,125 @@ static size_t lock_fetch_run(size_t index, int home, uint32_t window)
     return n;
 }
 
+/* Direct reads (doc/design.md, "Direct reads from same-host homes").  A
+ * read fault on an invalid page whose home is a same-host peer this node
+ * maps puts the home's memory itself in the application view, read-only,
+ * for the following invalid pages of that home too (up to DIRECT_RUN_MAX,
+ * within the window): one mmap, no copy, no page of ours, no share
+ * handshake.  The view always shows the home's current contents, which
+ * hold every write an acquire of this node can require (a releaser's
+ * diffs reach the home before its release is over), so such a page is
+ * never invalidated, and the home need not track its own writes for us.
+ * Mapping pages this node never reads costs nothing.  A write to a direct
+ * page first registers it with the home, copies it into our memory and
+ * maps that back (materialize); from there it is an ordinary valid copy.
+ * A page this node registered before (it wrote or copied it) is copied
+ * again at its next fault, not mapped: a page written here in every epoch
+ * would otherwise pay two mmaps per epoch, and the copy path has the
+ * refresh (coh_refresh.c) for such pages. */
+#define DIRECT_RUN_MAX 512u
+static atomic_int direct_refused;   /* an mmap failed: copies from now on */
+
+static int direct_read_ok(int home)
+{
+    return dsm_config()->direct_read &&
+           !atomic_load_explicit(&direct_refused, memory_order_relaxed) &&
+           dsm_tp_peer_mapped(home, DSM_TP_SEG_REGION);
+}
+
+static size_t window_end(size_t index)
+{
+    for (int i = 0; i < coh.nwin; i++)
+        if (index >= coh.win[i].first &&
+            index < coh.win[i].first + coh.win[i].pages)
+            return coh.win[i].first + coh.win[i].pages;
+    return index + 1;
+}
+
+/* How many pages from index (whose lock the caller holds) one mapping can
+ * cover: following invalid, unregistered pages of the same home in the
+ * same window, whose locks are free (taken here, in ascending order). */
+static size_t lock_direct_run(size_t index, int home)
+{
+    size_t end = window_end(index), n = 1;
+    while (n < DIRECT_RUN_MAX && index + n < end) {
+        coh_page_t *next = &coh.pages[index + n];
+        if (next->home != home)
+            break;
+        if (!coh_page_trylock(index + n))
+            break;
+        if ((atomic_load(&next->flags) & (PF_HOME | PF_REGISTERED)) ||
+            atomic_load(&next->state) != PS_INVALID) {
+            coh_page_unlock(index + n);
+            break;
+        }
+        n++;
+    }
+    return n;
+}
+
+/* Map pages [index, index+run) of home read-only; their locks are held.
+ * When the kernel refuses, our own (invalid) pages are mapped back and
+ * direct reads end for this node. */
+static void map_direct(size_t index, size_t run, int home)
+{
+    if (dsm_tp_map_peer_view(home, DSM_TP_SEG_REGION,
+                             (uint64_t)index << DSM_PAGE_SHIFT,
+                             (void *)coh_page_addr(index),
+                             run << DSM_PAGE_SHIFT) != DSM_OK) {
+        atomic_store(&direct_refused, 1);
+        coh_map_own(index, run, DSM_PROT_NONE);
+        dsm_log_sigsafe("direct reads of same-host homes turned off: ",
+                        "mapping a home's pages failed");
+        return;
+    }
+    for (size_t k = 0; k < run; k++) {
+        coh_page_t *pg = &coh.pages[index + k];
+        atomic_fetch_or_explicit(&pg->flags, PF_DIRECT, memory_order_relaxed);
+        atomic_store_explicit(&pg->state, PS_READONLY, memory_order_release);
+    }
+    COH_STAT_ADD(direct_pages, run);
+    COH_STAT_ADD(read_faults, 1);
+}
+
+/* A direct page about to be written becomes a copy of ours: registered
+ * first, so that a home write after our copy faults and is noticed. */
+static void materialize(size_t index, coh_page_t *pg)
+{
+    int home = pg->home;
+    if (!(atomic_load(&pg->flags) & PF_REGISTERED))
+        share_with_home(index, home, 1);
+    dsm_status_t st = dsm_tp_get(home, DSM_TP_SEG_REGION,
+                                 (uint64_t)index << DSM_PAGE_SHIFT,
+                                 coh_page_rt(index), DSM_PAGE_SIZE);
+    if (st != DSM_OK)
+        fetch_fail(st);
+    COH_STAT_ADD(pages_fetched, 1);
+    coh_map_own(index, 1, DSM_PROT_READ);
+    atomic_fetch_and_explicit(&pg->flags, (uint8_t)~PF_DIRECT,
+                              memory_order_relaxed);
+}
+
+void coh_direct_end(size_t first, size_t n, int keep)
+{
+    size_t run = 0;
+    for (size_t p = first; p <= first + n; p++) {
+        coh_page_t *pg = p < first + n ? &coh.pages[p] : NULL;
+        if (pg && (atomic_load(&pg->flags) & PF_DIRECT)) {
+            if (keep)   /* the view still shows the home's memory */
+                memcpy(coh_page_rt(p), (const void *)coh_page_addr(p),
+                       DSM_PAGE_SIZE);
+            atomic_fetch_and(&pg->flags, (uint8_t)~PF_DIRECT);
+            atomic_store(&pg->state, keep ? PS_READONLY : PS_INVALID);
+            run++;
+            continue;
+        }
+        if (run)
+            coh_map_own(p - run, run, keep ? DSM_PROT_READ : DSM_PROT_NONE);
+        run = 0;
+    }
+}
+
 static void make_writable(size_t index, coh_page_t *pg, int home_page)
 {
     if (!home_page) {
@@ -157,7 +278,13 @@ int coh_fault_handler(uintptr_t addr, int access)
     uint8_t flags = atomic_load_explicit(&pg->flags, memory_order_relaxed);
     int home_page = (flags & PF_HOME) != 0;
 
-    if (state == PS_INVALID && !home_page) {
+    if (state == PS_INVALID && !home_page && access == DSM_FAULT_READ &&
+        !(flags & PF_REGISTERED) && direct_read_ok(pg->home)) {
+        size_t run = lock_direct_run(index, pg->home);
+        map_direct(index, run, pg->home);   /* refused: the retry copies */
+        for (size_t k = 1; k < run; k++)
+            coh_page_unlock(index + k);
+    } else if (state == PS_INVALID && !home_page) {
         ahead_stream_t *stream = read_ahead_stream(index, pg->home);
         if (!(flags & PF_REGISTERED))
             share_with_home(index, pg->home, stream->window);
@@ -189,6 +316,8 @@ int coh_fault_handler(uintptr_t addr, int access)
             COH_STAT_ADD(read_faults, 1);
         }
     } else if (state == PS_READONLY && access != DSM_FAULT_READ) {
+        if (flags & PF_DIRECT)
+            materialize(index, pg);
         make_writable(index, pg, home_page);
     }
     /* anything else: another thread resolved the fault first; retry */

@@ -502,9 +502,11 @@ static uint32_t release(int node0_follows, int quiescent)
     return seq;
 }
 
+/* Not a direct page either: its view is the home's memory, which already
+ * holds what the notice announces (coh_fault.c, "direct reads"). */
 static int needs_invalidation(const coh_page_t *pg)
 {
-    return !(atomic_load(&pg->flags) & (PF_HOME | PF_REFRESH)) &&
+    return !(atomic_load(&pg->flags) & (PF_HOME | PF_REFRESH | PF_DIRECT)) &&
            atomic_load(&pg->state) != PS_INVALID;
 }
 

@@ -145,6 +145,8 @@ size_t coh_migrate_plan(const char *records, size_t len, uint32_t nrecords,
 static void move_chunk(size_t first, size_t count, int home)
 {
     size_t gained = 0, fetched = 0;
+    /* a direct page shows the old home's memory */
+    coh_direct_end(first, count, 0);
     for (size_t p = first; p < first + count; p++) {
         coh_page_t *pg = &coh.pages[p];
         int old = pg->home;

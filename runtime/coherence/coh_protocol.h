@@ -98,6 +98,12 @@ const coh_range_t *coh_log_ranges(uint32_t seq, size_t *n);
 size_t coh_own_records(void *out, size_t cap, uint32_t *nrecords,
                        int *overflow);
 
+/* End direct reads (coh_fault.c) of the pages of [first, first+n): our
+ * own memory is mapped back under them, holding the home's current
+ * contents and READONLY with keep, INVALID (PROT_NONE) without.  Callers
+ * hold the pages' locks, or no other thread touches sharable memory. */
+void coh_direct_end(size_t first, size_t n, int keep);
+
 /* Handler registration, before dsm_tp_init. */
 void coh_fault_register_handlers(void);
 void coh_interval_register_handlers(void);

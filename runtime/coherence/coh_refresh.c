@@ -78,7 +78,7 @@ size_t coh_refresh_select(size_t first, size_t n)
         uint8_t h = heat[i];
         if (h == 0 || h == HEAT_NOTICED ||
             atomic_load(&pg->state) != PS_READONLY ||
-            (atomic_load(&pg->flags) & PF_HOME) ||
+            (atomic_load(&pg->flags) & (PF_HOME | PF_DIRECT)) ||
             !dsm_tp_peer_mapped(pg->home, DSM_TP_SEG_REGION))
             continue;
         heat[i] = (uint8_t)(h - 1);

@@ -42,6 +42,10 @@ enum coh_page_flag {
                                 pages") */
     PF_REFRESH    = 1 << 6,  /* refreshed, not invalidated, by the acquire
                                 that holds its page lock (coh_refresh.c) */
+    PF_DIRECT     = 1 << 7,  /* READONLY, and the application view maps the
+                                home's memory itself (a same-host home,
+                                coh_fault.c): always current, never
+                                invalidated, no copy of ours */
 };
 
 typedef struct coh_page {
@@ -175,6 +179,9 @@ static inline void coh_slot_reply(uint32_t slot, uint64_t value)
 
 /* Set the protection of n pages starting at index (may span windows). */
 void coh_protect(size_t index, size_t n, int prot);
+/* Map our own memory (the memfd) again under n pages starting at index,
+ * with protection prot, where a direct page showed its home's (PF_DIRECT). */
+void coh_map_own(size_t index, size_t n, int prot);
 /* Set prot on the pages of [first, first+n) that `selected` picks, with one
  * call per maximal run (each call is a TLB shoot-down). */
 void coh_protect_where(size_t first, size_t n,

@@ -181,9 +181,26 @@ void dsm_sys_region_destroy(dsm_region_t *region)
     memset(region, 0, sizeof *region);
 }
 
+static int mmap_prot(int prot)
+{
+    return prot == DSM_PROT_NONE ? PROT_NONE
+         : prot == DSM_PROT_READ ? PROT_READ : PROT_READ | PROT_WRITE;
+}
+
 int dsm_sys_protect(uintptr_t addr, size_t len, int prot)
 {
-    int p = prot == DSM_PROT_NONE ? PROT_NONE
-          : prot == DSM_PROT_READ ? PROT_READ : PROT_READ | PROT_WRITE;
-    return mprotect((void *)addr, len, p);
+    return mprotect((void *)addr, len, mmap_prot(prot));
+}
+
+int dsm_sys_region_remap(const dsm_region_t *region, uintptr_t addr,
+                         size_t len, size_t offset, int prot)
+{
+    int saved_errno = errno;
+    void *at = mmap((void *)addr, len, mmap_prot(prot),
+                    MAP_SHARED | MAP_FIXED | MAP_NORESERVE, region->memfd,
+                    (off_t)offset);
+    if (at != (void *)addr)
+        return -1;
+    errno = saved_errno;
+    return 0;
 }

@@ -48,6 +48,11 @@ void dsm_sys_region_destroy(dsm_region_t *region);
 /* Protection of the application view: DSM_PROT_NONE, _READ, _RW. */
 enum { DSM_PROT_NONE = 0, DSM_PROT_READ = 1, DSM_PROT_RW = 3 };
 int dsm_sys_protect(uintptr_t addr, size_t len, int prot);
+/* Map [offset, offset+len) of the memfd at addr again, over whatever is
+ * mapped there (another file's pages), with protection prot.  0 or -1
+ * (errno preserved).  Any thread, the fault handler included. */
+int dsm_sys_region_remap(const dsm_region_t *region, uintptr_t addr,
+                         size_t len, size_t offset, int prot);
 
 /* Find a mapping of this process that overlaps [lo, hi); returns 1 and its
  * range and name when there is one.  Start-up only (reads /proc). */

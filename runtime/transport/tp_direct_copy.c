@@ -100,6 +100,11 @@ void tp_direct_copy_open(int rank, const tp_record_t *peer,
     }
 }
 
+int tp_direct_copy_peer_fd(int rank, dsm_tp_segment_t seg)
+{
+    return copy.ready ? *peer_fd_slot(rank, (int)seg) : -1;
+}
+
 void tp_direct_copy_close(void)
 {
     if (!copy.ready)

@@ -14,6 +14,8 @@
  *   tp_am.c         active messages: registry, send, receive, self-sends
  *   tp_lane.c       same-host lanes: messages through shared-memory rings
  *   tp_direct.c     same-host mapping of peers' segments
+ *   tp_direct_copy.c the copy behind a get from a mapped peer
+ *   tp_direct_view.c a peer's pages mapped read-only where the caller says
  *   tp_rma.c        get / put / flush
  *   tp_atomic.c     remote atomics
  *   tp_progress.c   progress calls and bounded waits
@@ -437,6 +439,8 @@ void tp_direct_copy_close(void);
  * before, memcpy otherwise.  Any thread, the fault handler included. */
 void tp_direct_copy(int rank, dsm_tp_segment_t seg, uint64_t offset,
                     void *local, size_t len);
+/* The descriptor kept for rank's mapped segment seg (read-only), or -1. */
+int tp_direct_copy_peer_fd(int rank, dsm_tp_segment_t seg);
 
 /* ---- tp_rma.c --------------------------------------------------------------- */
 /* Check (rank, seg, offset, len) and find the remote address and key.

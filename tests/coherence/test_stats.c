@@ -48,16 +48,17 @@ static long long json_value(const char *text, int node, const char *key)
     return atoll(at + strlen(pat));
 }
 
+/* With pages copied (DSM_DIRECT_READ=0): the counts of the copy path. */
 static void test_json(void **state)
 {
-    const char *env[] = {"DSM_STATS=json", NULL};
+    const char *env[] = {"DSM_STATS=json", "DSM_DIRECT_READ=0", NULL};
     run_job(env);
     static const char *const keys[] = {
         "read_faults", "write_faults", "pages_fetched", "twins", "diffs_sent",
         "diff_bytes_sent", "write_notices_sent", "write_notices_received",
         "invalidations", "barriers", "lock_acquires", "messages_sent",
         "bytes_sent", "rma_gets", "rma_puts", "atomics", "pages_migrated",
-        "eager_pages", "refreshes", "protocol_ns"};
+        "eager_pages", "refreshes", "direct_pages", "protocol_ns"};
     for (int node = 0; node < 2; node++)
         for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
             if (json_value(out, node, keys[k]) < 0)
@@ -81,6 +82,26 @@ static void test_json(void **state)
     assert_true(json_value(out, 0, "barriers") >= 2);
     assert_true(json_value(out, 1, "write_notices_sent") >= 1);
     assert_non_null(strstr(out, "\"messages\": {"));
+}
+
+/* The default on one host: node 1 reads node 0's pages through a mapping
+ * of node 0's memory and copies only the page it writes. */
+static void test_json_direct(void **state)
+{
+    const char *env[] = {"DSM_STATS=json", NULL};
+    run_job(env);
+    /* the 4 data pages and the sharable global's page, in one mapping or
+     * a few, none copied for reading */
+    assert_true(json_value(out, 1, "direct_pages") >= 5);
+    assert_true(json_value(out, 1, "read_faults") <= 2);
+    /* the written page: copied, twinned, diffed */
+    assert_int_equal(json_value(out, 1, "pages_fetched"), 1);
+    assert_int_equal(json_value(out, 1, "twins"), 1);
+    assert_int_equal(json_value(out, 1, "diffs_sent"), 1);
+    assert_int_equal(json_value(out, 1, "pages_migrated"), 1);
+    /* node 0's last read: the page now homed at node 1, mapped */
+    assert_int_equal(json_value(out, 0, "pages_fetched"), 0);
+    assert_int_equal(json_value(out, 0, "direct_pages"), 1);
 }
 
 static void test_text(void **state)
@@ -115,6 +136,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_json),
+        cmocka_unit_test(test_json_direct),
         cmocka_unit_test(test_text),
         cmocka_unit_test(test_file),
     };

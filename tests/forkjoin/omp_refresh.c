@@ -8,7 +8,9 @@
  * the fork and at the barrier instead of invalidated; a refresh that missed
  * a write shows as a wrong value.  OMP_REFRESH_COUNTED=1: every node but 0
  * must have refreshed pages (DSM statistics, read inside a last region);
- * =0: none may have.
+ * =0: none may have; =direct: every node but 0 reads node 0's pages
+ * through a mapping of its memory (direct reads), so it must have mapped
+ * pages and refreshed none.
  *
  * Test program (dsmcc, dsmrun).  Exit status 0 when everything matched.
  */
@@ -60,24 +62,33 @@ int main(void)
         CHECK_EQ_LONG(region_round(round, &scalar, heap, mid), 0);
     }
 
-    long refreshed[MAX_NODES];
+    long refreshed[MAX_NODES], mapped[MAX_NODES];
     memset(refreshed, 0, sizeof refreshed);
+    memset(mapped, 0, sizeof mapped);
 #pragma omp parallel
     {
         dsm_stats_t s;
         dsm_stats_get(&s);
         int node = dsm_node_id();
 #pragma omp critical
-        if (node < MAX_NODES && (long)s.refreshes > refreshed[node])
-            refreshed[node] = (long)s.refreshes;
+        if (node < MAX_NODES) {
+            if ((long)s.refreshes > refreshed[node])
+                refreshed[node] = (long)s.refreshes;
+            if ((long)s.direct_pages > mapped[node])
+                mapped[node] = (long)s.direct_pages;
+        }
     }
     const char *counted = getenv("OMP_REFRESH_COUNTED");
     int nodes = dsm_num_nodes() < MAX_NODES ? dsm_num_nodes() : MAX_NODES;
     for (int n = 1; counted && n < nodes; n++) {
-        if (!strcmp(counted, "1"))
+        if (!strcmp(counted, "1")) {
             CHECK(refreshed[n] > 0);
-        else
+        } else if (!strcmp(counted, "direct")) {
+            CHECK(mapped[n] > 0);
             CHECK_EQ_LONG(refreshed[n], 0);
+        } else {
+            CHECK_EQ_LONG(refreshed[n], 0);
+        }
     }
     free(heap);
     free(mid);
