@@ -231,23 +231,33 @@ static void materialize(size_t index, coh_page_t *pg)
                               memory_order_relaxed);
 }
 
+/* Runs of consecutive direct pages of one home. */
 void coh_direct_end(size_t first, size_t n, int keep)
 {
     size_t run = 0;
     for (size_t p = first; p <= first + n; p++) {
         coh_page_t *pg = p < first + n ? &coh.pages[p] : NULL;
-        if (pg && (atomic_load(&pg->flags) & PF_DIRECT)) {
-            if (keep)   /* the view still shows the home's memory */
-                memcpy(coh_page_rt(p), (const void *)coh_page_addr(p),
-                       DSM_PAGE_SIZE);
-            atomic_fetch_and(&pg->flags, (uint8_t)~PF_DIRECT);
-            atomic_store(&pg->state, keep ? PS_READONLY : PS_INVALID);
-            run++;
-            continue;
+        int direct = pg && (atomic_load(&pg->flags) & PF_DIRECT);
+        if (run && (!direct || pg->home != coh.pages[p - 1].home)) {
+            size_t from = p - run;
+            if (keep) {
+                dsm_status_t st = dsm_tp_get(
+                    coh.pages[from].home, DSM_TP_SEG_REGION,
+                    (uint64_t)from << DSM_PAGE_SHIFT, coh_page_rt(from),
+                    run << DSM_PAGE_SHIFT);
+                if (st != DSM_OK)
+                    fetch_fail(st);
+            }
+            for (size_t k = from; k < p; k++) {
+                atomic_fetch_and(&coh.pages[k].flags, (uint8_t)~PF_DIRECT);
+                atomic_store(&coh.pages[k].state,
+                             keep ? PS_READONLY : PS_INVALID);
+            }
+            coh_map_own(from, run, keep ? DSM_PROT_READ : DSM_PROT_NONE);
+            run = 0;
         }
-        if (run)
-            coh_map_own(p - run, run, keep ? DSM_PROT_READ : DSM_PROT_NONE);
-        run = 0;
+        if (direct)
+            run++;
     }
 }
 
