@@ -12,6 +12,9 @@
  * node (reachable from every node, so copyin and copyprivate work across
  * nodes), initialised from the value the variable had when it was first
  * used.  The cache is created under a cluster lock named by its address.
+ * A thread's first use of a variable takes that lock too (its acquire
+ * makes the cache current here); the thread then remembers its copy in
+ * thread-local memory, and later uses read nothing sharable.
  *
  * Layer: compiler-shim.  Application threads the runtime created.
  */
@@ -31,6 +34,18 @@ typedef struct tp_header {
     void *initial;           /* the variable's value at first use */
     size_t size;
 } tp_header_t;
+
+/* The caches this thread has used, and its copy in each: the fast path.
+ * A thread keeps its global thread id, so the pair names one slot; a
+ * variable evicted from here takes the locked path once more. */
+#define SEEN_MAX 16
+typedef struct seen {
+    void ***cache;
+    int gtid;
+    void *copy;
+} seen_t;
+static __thread seen_t seen[SEEN_MAX];
+static __thread unsigned seen_next;
 
 static void **create_cache(void *data, size_t size, void ***cache)
 {
@@ -61,18 +76,15 @@ void *__kmpc_threadprivate_cached(ident_t *loc, kmp_int32 gtid, void *data,
     if (id < 0)
         dsm_fatal("threadprivate variable at %s used by a thread the "
                   "OpenMP runtime did not create", shim_where(loc));
-    void **slots = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
-    /* A cache pointer read without the lock may be newer than this node's
-     * view of the header it points to (another node created both and has
-     * not released to us): a thread's first use takes the lock, whose
-     * acquire brings the header.  Its own slot, once set, it wrote itself. */
-    if (slots && id != 0 && slots[id])
-        return slots[id];
-    if (!slots || id != 0)
-        slots = create_cache(data, size, cache);
-    if (id == 0)
-        return data;
-    void *copy = slots[id];
+    for (int i = 0; i < SEEN_MAX; i++)
+        if (seen[i].cache == cache && seen[i].gtid == id)
+            return seen[i].copy;
+    /* Not seen by this thread: nothing read from the cache without the
+     * lock can be trusted (another node may have created it and not yet
+     * released to us, and a stale copy of a reused block holds garbage),
+     * so take the lock, whose acquire brings the cache as it is. */
+    void **slots = create_cache(data, size, cache);
+    void *copy = id == 0 ? data : slots[id];
     if (!copy) {
         const tp_header_t *h = (const tp_header_t *)slots - 1;
         copy = dsm_malloc(size ? size : 1);
@@ -81,5 +93,7 @@ void *__kmpc_threadprivate_cached(ident_t *loc, kmp_int32 gtid, void *data,
         memcpy(copy, h->initial, size);
         slots[id] = copy;
     }
+    seen[seen_next % SEEN_MAX] = (seen_t){cache, id, copy};
+    seen_next++;
     return copy;
 }

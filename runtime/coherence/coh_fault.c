@@ -89,8 +89,9 @@ static void share_with_home(size_t index, int home, uint32_t window)
     uint32_t count = 1;
     while (count < window && index + count < coh.npages) {
         const coh_page_t *next = &coh.pages[index + count];
+        /* a direct page here needs no tracking at the home */
         if (next->home != home || (atomic_load(&next->flags) &
-                                   (PF_REGISTERED | PF_HOME)))
+                                   (PF_REGISTERED | PF_HOME | PF_DIRECT)))
             break;
         count++;
     }
@@ -155,7 +156,7 @@ static int direct_read_ok(int home)
 {
     return dsm_config()->direct_read &&
            !atomic_load_explicit(&direct_refused, memory_order_relaxed) &&
-           dsm_tp_peer_mapped(home, DSM_TP_SEG_REGION);
+           dsm_tp_peer_viewable(home, DSM_TP_SEG_REGION);
 }
 
 static size_t window_end(size_t index)
@@ -190,16 +191,19 @@ static size_t lock_direct_run(size_t index, int home)
 }
 
 /* Map pages [index, index+run) of home read-only; their locks are held.
- * When the kernel refuses, our own (invalid) pages are mapped back and
- * direct reads end for this node. */
+ * When the kernel refuses (the limit of mappings, say), direct reads end
+ * for this node and the retried access copies.  Our own (invalid) pages
+ * stay mapped if the failed call left them; if it removed them, they are
+ * mapped back. */
 static void map_direct(size_t index, size_t run, int home)
 {
+    uintptr_t addr = coh_page_addr(index);
     if (dsm_tp_map_peer_view(home, DSM_TP_SEG_REGION,
-                             (uint64_t)index << DSM_PAGE_SHIFT,
-                             (void *)coh_page_addr(index),
-                             run << DSM_PAGE_SHIFT) != DSM_OK) {
+                             (uint64_t)index << DSM_PAGE_SHIFT, (void *)addr,
+                             run << DSM_PAGE_SHIFT, 0) != DSM_OK) {
         atomic_store(&direct_refused, 1);
-        coh_map_own(index, run, DSM_PROT_NONE);
+        if (!dsm_sys_mapped(addr, run << DSM_PAGE_SHIFT))
+            coh_map_own(index, run, DSM_PROT_NONE);
         dsm_log_sigsafe("direct reads of same-host homes turned off: ",
                         "mapping a home's pages failed");
         return;
@@ -231,29 +235,44 @@ static void materialize(size_t index, coh_page_t *pg)
                               memory_order_relaxed);
 }
 
-/* Runs of consecutive direct pages of one home. */
+/* The job is over: the run's pages keep showing their home's contents,
+ * node-local and writable.  Mapped copy-on-write from the home (nothing
+ * copied now, whatever the run covered); copied if the kernel refuses. */
+static void keep_run(size_t from, size_t run, int home)
+{
+    uintptr_t addr = coh_page_addr(from);
+    size_t len = run << DSM_PAGE_SHIFT;
+    if (dsm_tp_map_peer_view(home, DSM_TP_SEG_REGION,
+                             (uint64_t)from << DSM_PAGE_SHIFT, (void *)addr,
+                             len, 1) == DSM_OK)
+        return;
+    dsm_status_t st = dsm_tp_get(home, DSM_TP_SEG_REGION,
+                                 (uint64_t)from << DSM_PAGE_SHIFT,
+                                 coh_page_rt(from), len);
+    if (st != DSM_OK)
+        fetch_fail(st);
+    coh_map_own(from, run, DSM_PROT_READ);
+}
+
+/* Runs of consecutive direct pages of one home, within one window. */
 void coh_direct_end(size_t first, size_t n, int keep)
 {
     size_t run = 0;
     for (size_t p = first; p <= first + n; p++) {
         coh_page_t *pg = p < first + n ? &coh.pages[p] : NULL;
         int direct = pg && (atomic_load(&pg->flags) & PF_DIRECT);
-        if (run && (!direct || pg->home != coh.pages[p - 1].home)) {
+        if (run && (!direct || pg->home != coh.pages[p - 1].home ||
+                    coh_page_addr(p) != coh_page_addr(p - 1) + DSM_PAGE_SIZE)) {
             size_t from = p - run;
-            if (keep) {
-                dsm_status_t st = dsm_tp_get(
-                    coh.pages[from].home, DSM_TP_SEG_REGION,
-                    (uint64_t)from << DSM_PAGE_SHIFT, coh_page_rt(from),
-                    run << DSM_PAGE_SHIFT);
-                if (st != DSM_OK)
-                    fetch_fail(st);
-            }
             for (size_t k = from; k < p; k++) {
                 atomic_fetch_and(&coh.pages[k].flags, (uint8_t)~PF_DIRECT);
                 atomic_store(&coh.pages[k].state,
                              keep ? PS_READONLY : PS_INVALID);
             }
-            coh_map_own(from, run, keep ? DSM_PROT_READ : DSM_PROT_NONE);
+            if (keep)
+                keep_run(from, run, coh.pages[from].home);
+            else
+                coh_map_own(from, run, DSM_PROT_NONE);
             run = 0;
         }
         if (direct)

@@ -309,7 +309,8 @@ dsm_status_t dsm_coh_finalize(void)
         return DSM_ERR_STATE;
     /* everyone is done with sharable memory before anyone leaves */
     dsm_sys_on_rtstack(final_barrier_call, NULL);
-    /* node-local from now on: direct pages become our own copies */
+    /* node-local from now on: direct pages keep their contents, and a
+     * write makes them this process's own */
     coh_direct_end(0, coh.npages, 1);
     coh_stats_report();
     dsm_status_t st = dsm_tp_finalize();

@@ -98,9 +98,10 @@ const coh_range_t *coh_log_ranges(uint32_t seq, size_t *n);
 size_t coh_own_records(void *out, size_t cap, uint32_t *nrecords,
                        int *overflow);
 
-/* End direct reads (coh_fault.c) of the pages of [first, first+n): our
- * own memory is mapped back under them, holding the home's current
- * contents and READONLY with keep, INVALID (PROT_NONE) without.  Callers
+/* End direct reads (coh_fault.c) of the pages of [first, first+n).
+ * Without keep, our own memory is mapped back under them, INVALID
+ * (PROT_NONE).  With keep (dsm_finalize: the job is over), they go on
+ * showing their home's contents as node-local, writable memory.  Callers
  * hold the pages' locks, or no other thread touches sharable memory. */
 void coh_direct_end(size_t first, size_t n, int keep);
 

@@ -158,8 +158,11 @@ dsm_status_t dsm_sys_region_adopt_window(dsm_region_t *region, uintptr_t base,
         offset > region->size || len > region->size - offset)
         return DSM_ERR_INVALID;
     copy_adopted(region->rt + offset, (const void *)base, len);
+    /* the flags of every view of the memfd (dsm_sys_region_remap), so
+     * that pages mapped back merge with their neighbours */
     void *app = mmap((void *)base, len, PROT_READ | PROT_WRITE,
-                     MAP_SHARED | MAP_FIXED, region->memfd, (off_t)offset);
+                     MAP_SHARED | MAP_FIXED | MAP_NORESERVE, region->memfd,
+                     (off_t)offset);
     if (app == MAP_FAILED) {
         /* the old contents are gone only if mmap succeeded, so this is safe
          * to report and continue without the window */
@@ -190,6 +193,15 @@ static int mmap_prot(int prot)
 int dsm_sys_protect(uintptr_t addr, size_t len, int prot)
 {
     return mprotect((void *)addr, len, mmap_prot(prot));
+}
+
+int dsm_sys_mapped(uintptr_t addr, size_t len)
+{
+    int saved_errno = errno;
+    /* msync fails with ENOMEM where part of the range is unmapped */
+    int mapped = msync((void *)addr, len, MS_ASYNC) == 0;
+    errno = saved_errno;
+    return mapped;
 }
 
 int dsm_sys_region_remap(const dsm_region_t *region, uintptr_t addr,

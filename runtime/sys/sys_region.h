@@ -53,6 +53,9 @@ int dsm_sys_protect(uintptr_t addr, size_t len, int prot);
  * (errno preserved).  Any thread, the fault handler included. */
 int dsm_sys_region_remap(const dsm_region_t *region, uintptr_t addr,
                          size_t len, size_t offset, int prot);
+/* Is all of [addr, addr+len) mapped?  (A failed mmap over a range may
+ * have removed what was there.)  Any thread, the fault handler included. */
+int dsm_sys_mapped(uintptr_t addr, size_t len);
 
 /* Find a mapping of this process that overlaps [lo, hi); returns 1 and its
  * range and name when there is one.  Start-up only (reads /proc). */

@@ -64,14 +64,18 @@ dsm_status_t dsm_tp_init(const dsm_tp_segments_t *segments);
 dsm_status_t dsm_tp_offer_mapping(dsm_tp_segment_t seg, int fd);
 /* Did this node map that segment of rank (an offered one, same host)? */
 int dsm_tp_peer_mapped(int rank, dsm_tp_segment_t seg);
-/* Map [offset, offset+len) of rank's mapped segment seg read-only at addr
- * (page-aligned, MAP_FIXED over what is there): loads then read the peer's
- * memory itself.  DSM_ERR_INVALID: not a mapped peer or out of range;
- * DSM_ERR_STATE: no descriptor kept; DSM_ERR_IO: mmap failed, and what was
- * mapped at addr may be gone (the caller maps its own memory back).  Any
+/* Can rank's segment seg be mapped where this node chooses (a mapped
+ * peer whose descriptor this node kept)? */
+int dsm_tp_peer_viewable(int rank, dsm_tp_segment_t seg);
+/* Map [offset, offset+len) of rank's viewable segment seg at addr
+ * (page-aligned, MAP_FIXED over what is there): read-only and shared, so
+ * loads read the peer's memory itself; or, with private_copy, writable
+ * and copy-on-write.  DSM_ERR_INVALID: not viewable or out of range;
+ * DSM_ERR_IO: mmap failed, and what was mapped at addr may be gone.  Any
  * thread, the fault handler included. */
 dsm_status_t dsm_tp_map_peer_view(int rank, dsm_tp_segment_t seg,
-                                  uint64_t offset, void *addr, size_t len);
+                                  uint64_t offset, void *addr, size_t len,
+                                  int private_copy);
 /* Do messages to rank travel through a same-host lane (tp_lane.c)?  A
  * lane message costs tens of nanoseconds; through UCX over a network,
  * a send costs microseconds of the sender's time. */

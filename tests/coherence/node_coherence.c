@@ -1168,6 +1168,98 @@ static void test_eager_remote_pages(void **state)
     release_array(er_array);
 }
 
+/* ---- direct reads: pages of a same-host home read through a mapping of
+ * its memory.  Phase 1: every node reads node 0's pages.  Phase 2: thread
+ * 0 of the last node writes the even words of every page (each write
+ * turns a mapped page into a copy of its own) while the node's other
+ * threads keep reading the odd words of the same pages.  Phase 3: the
+ * last node alone rewrites the pages epoch after epoch (they move to it,
+ * and the other nodes' mappings of node 0's memory must go) while every
+ * node checks every word after each barrier.  Phase 4: a node that read
+ * them before they moved writes them. */
+#define DP_PAGES 8
+#define DP_WORDS (DP_PAGES * 512)
+#define DP_EPOCHS 6
+static uint64_t *dp_array;
+static volatile int dp_errors;
+static dsm_stats_t dp_start, dp_read;
+
+static uint64_t dp_value(size_t w, int epoch) { return mix(w * 977 + (uint64_t)epoch) | 1; }
+
+static void dp_check(int epoch_even, int epoch_odd)
+{
+    for (size_t w = 0; w < DP_WORDS; w++)
+        if (dp_array[w] != dp_value(w, w % 2 ? epoch_odd : epoch_even))
+            __atomic_add_fetch(&dp_errors, 1, __ATOMIC_RELAXED);
+}
+
+static void direct_thread(int t)
+{
+    /* the node of phase 4 reads nothing after phase 1 (the pages move at
+     * the end of phase 2), so that its first access after the move is a
+     * write */
+    int writer = nodes - 1, late = nodes > 2 ? 1 : 0;
+    int last = 2 + DP_EPOCHS - 1;
+    if (rank == 0 && t == 0)
+        for (size_t w = 0; w < DP_WORDS; w++)
+            dp_array[w] = dp_value(w, 0);
+    dsm_barrier();
+    if (t == 0)
+        dsm_stats_get(&dp_start);
+    dsm_barrier();
+    dp_check(0, 0);
+    dsm_barrier();
+    if (t == 0)
+        dsm_stats_get(&dp_read);
+    dsm_barrier();
+    if (rank == writer && t == 0) {
+        for (size_t w = 0; w < DP_WORDS; w += 2)
+            dp_array[w] = dp_value(w, 1);
+    } else if (rank == writer && rank != late) {
+        for (int pass = 0; pass < 20; pass++)
+            for (size_t w = 1; w < DP_WORDS; w += 2)
+                if (dp_array[w] != dp_value(w, 0))
+                    __atomic_add_fetch(&dp_errors, 1, __ATOMIC_RELAXED);
+    }
+    dsm_barrier();
+    if (rank != late)
+        dp_check(1, 0);
+    dsm_barrier();
+    for (int e = 2; e < 2 + DP_EPOCHS; e++) {
+        if (rank == writer && t == 0)
+            for (size_t w = 0; w < DP_WORDS; w++)
+                dp_array[w] = dp_value(w, e);
+        dsm_barrier();
+        if (rank != late)
+            dp_check(e, e);
+        dsm_barrier();
+    }
+    /* Phase 4: a node that read the pages through node 0's memory before
+     * they moved writes the odd words: what it maps now must be its own
+     * memory or the new home's, never node 0's */
+    if (rank == late && t == 0)
+        for (size_t w = 1; w < DP_WORDS; w += 2)
+            dp_array[w] = dp_value(w, last + 1);
+    dsm_barrier();
+    dp_check(last, last + 1);
+    dsm_barrier();
+}
+
+static void test_direct_pages(void **state)
+{
+    TEST_BEGIN();
+    dp_array = publish_array(DP_WORDS * 8);
+    dp_errors = 0;
+    run_threads(direct_thread);
+    assert_int_equal(dp_errors, 0);
+    if (reads_direct(0)) {
+        /* the first reads mapped node 0's pages: no copy */
+        assert_true(dp_read.direct_pages - dp_start.direct_pages >= DP_PAGES);
+        assert_int_equal(dp_read.pages_fetched, dp_start.pages_fetched);
+    }
+    release_array(dp_array);
+}
+
 /* ---- bounded metadata: 10,000 barrier-write cycles */
 static long resident_kib(void)
 {
@@ -1233,6 +1325,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_home_migration),
         cmocka_unit_test(test_eager_pages),
         cmocka_unit_test(test_eager_remote_pages),
+        cmocka_unit_test(test_direct_pages),
         cmocka_unit_test(test_bounded_metadata),
     };
     if (argc > 1)
