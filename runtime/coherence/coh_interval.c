@@ -92,7 +92,11 @@ static void diff_complete_but(int node0_follows)
 {
     diff_send();
     for (;;) {
-        diffs_done = 0;
+        /* reset, then check, with a full fence between: a plain store may
+         * leave the store buffer after the loads below (x86 lets a later
+         * load pass an earlier store), and so overwrite the flag an
+         * acknowledgement set meanwhile, which then waits for ever */
+        __atomic_store_n(&diffs_done, 0, __ATOMIC_SEQ_CST);
         if (atomic_load(&diffs_acked[1]) >= diffs_outstanding[1] &&
             (node0_follows ||
              atomic_load(&diffs_acked[0]) >= diffs_outstanding[0]))
