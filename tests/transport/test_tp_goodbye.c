@@ -139,10 +139,12 @@ static void check_failure_before_ack(int said_bye)
     if (said_bye)
         peer_says(1, TP_FRAME_BYE);
     assert_int_equal(pipe(pipefd), 0);
+    /* closed before the fork, so that the child finds the end of file at
+     * once: closed after it, in both processes, the child could read
+     * before the parent's close and find nothing (it then exited 0) */
+    peer_exits(1);
     pid_t pid = fork();
     assert_true(pid >= 0);
-    /* both processes hold peer 1's end: it is closed once both closed it */
-    peer_exits(1);
     if (pid == 0) {
         dup2(pipefd[1], STDERR_FILENO);
         tp_live_readable(1);
