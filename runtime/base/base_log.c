@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static dsm_log_level_t log_level = DSM_LOG_WARN;
@@ -52,13 +53,33 @@ void dsm_log(dsm_log_level_t level, const char *fmt, ...)
 
 void dsm_fatal_set_hook(void (*hook)(void)) { fatal_hook = hook; }
 
+/* The first thread to fail ends the process and names the cause.  A later
+ * one is often a consequence (the peers the first told to stop close
+ * their sockets): it waits for the first's _exit, and ends the process
+ * itself only if that does not come within a second. */
+void dsm_fatal_claim(void)
+{
+    static __thread int claimed;
+    if (claimed)
+        return;
+    if (atomic_fetch_add(&fatal_entered, 1) == 0) {
+        claimed = 1;
+        return;
+    }
+    struct timespec tick = {0, 10 * 1000 * 1000};
+    for (int i = 0; i < 100; i++)
+        nanosleep(&tick, NULL);
+    _exit(DSM_EXIT_FATAL);
+}
+
 void dsm_fatal(const char *fmt, ...)
 {
+    dsm_fatal_claim();
     va_list ap;
     va_start(ap, fmt);
     log_vprint("fatal: ", fmt, ap);
     va_end(ap);
-    if (atomic_fetch_add(&fatal_entered, 1) == 0 && fatal_hook)
+    if (fatal_hook)
         fatal_hook();
     _exit(DSM_EXIT_FATAL);
 }

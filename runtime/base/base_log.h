@@ -29,6 +29,10 @@ void dsm_log(dsm_log_level_t level, const char *fmt, ...)
 void dsm_fatal(const char *fmt, ...)
     __attribute__((format(printf, 1, 2), noreturn));
 void dsm_fatal_set_hook(void (*hook)(void));
+/* Become the thread that ends the process, before doing what precedes a
+ * dsm_fatal (telling peers): the first caller returns (again, in the same
+ * thread), any other waits for it to end the process.  Any thread. */
+void dsm_fatal_claim(void);
 
 /* Async-signal-safe: writes the prefix and the given strings with write(2). */
 void dsm_log_sigsafe(const char *a, const char *b);

@@ -93,6 +93,9 @@ static void tell_node0(int failed)
 
 void tp_live_peer_failed(int peer, const char *why)
 {
+    /* first, so that the message names this peer, not one that exits
+     * because we told it to */
+    dsm_fatal_claim();
     if (tp.peers && peer != 0) {
         if (tp.rank == 0)
             tell_others(peer);
