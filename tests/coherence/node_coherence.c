@@ -1188,7 +1188,10 @@ static uint64_t *dp_array;
 static volatile int dp_errors;
 static dsm_stats_t dp_start, dp_read;
 
-static uint64_t dp_value(size_t w, int epoch) { return mix(w * 977 + (uint64_t)epoch) | 1; }
+static uint64_t dp_value(size_t w, int epoch)
+{
+    return mix(w * 977 + (uint64_t)epoch) | 1;
+}
 
 static void dp_check(int epoch_even, int epoch_odd)
 {
