@@ -98,13 +98,8 @@ int coh_slot_self(void)
 static void change_view(size_t index, size_t n, int prot, int remap)
 {
     while (n) {
-        size_t in_window = n;
-        for (int i = 0; i < coh.nwin; i++)
-            if (index >= coh.win[i].first &&
-                index < coh.win[i].first + coh.win[i].pages) {
-                size_t left = coh.win[i].first + coh.win[i].pages - index;
-                in_window = n < left ? n : left;
-            }
+        size_t left = coh_window_end(index) - index;
+        size_t in_window = n < left ? n : left;
         uintptr_t addr = coh_page_addr(index);
         size_t len = in_window << DSM_PAGE_SHIFT;
         if (remap ? dsm_sys_region_remap(&coh.region, addr, len,

@@ -159,21 +159,12 @@ static int direct_read_ok(int home)
            dsm_tp_peer_viewable(home, DSM_TP_SEG_REGION);
 }
 
-static size_t window_end(size_t index)
-{
-    for (int i = 0; i < coh.nwin; i++)
-        if (index >= coh.win[i].first &&
-            index < coh.win[i].first + coh.win[i].pages)
-            return coh.win[i].first + coh.win[i].pages;
-    return index + 1;
-}
-
 /* How many pages from index (whose lock the caller holds) one mapping can
  * cover: following invalid, unregistered pages of the same home in the
  * same window, whose locks are free (taken here, in ascending order). */
 static size_t lock_direct_run(size_t index, int home)
 {
-    size_t end = window_end(index), n = 1;
+    size_t end = coh_window_end(index), n = 1;
     while (n < DIRECT_RUN_MAX && index + n < end) {
         coh_page_t *next = &coh.pages[index + n];
         if (next->home != home)
@@ -262,7 +253,7 @@ void coh_direct_end(size_t first, size_t n, int keep)
         coh_page_t *pg = p < first + n ? &coh.pages[p] : NULL;
         int direct = pg && (atomic_load(&pg->flags) & PF_DIRECT);
         if (run && (!direct || pg->home != coh.pages[p - 1].home ||
-                    coh_page_addr(p) != coh_page_addr(p - 1) + DSM_PAGE_SIZE)) {
+                    p == coh_window_end(p - 1))) {
             size_t from = p - run;
             for (size_t k = from; k < p; k++) {
                 atomic_fetch_and(&coh.pages[k].flags, (uint8_t)~PF_DIRECT);

@@ -134,6 +134,16 @@ static inline uintptr_t coh_page_addr(size_t index)
     return 0;
 }
 
+/* The index after the last page of index's window (SIZE_MAX: none). */
+static inline size_t coh_window_end(size_t index)
+{
+    for (int i = 0; i < coh.nwin; i++)
+        if (index >= coh.win[i].first &&
+            index < coh.win[i].first + coh.win[i].pages)
+            return coh.win[i].first + coh.win[i].pages;
+    return SIZE_MAX;
+}
+
 static inline char *coh_page_rt(size_t index)
 {
     return coh.region.rt + (index << DSM_PAGE_SHIFT);
