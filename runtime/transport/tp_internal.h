@@ -150,7 +150,7 @@ void tp_counters_reset(void);
  * table (rank 0 -> all): u32 magic "DSMT", u32 version, u32 size,
  *   u32 body length, then the records of ranks 0..size-1.
  * control frame (both ways, after the table): u32 type, u32 argument. */
-#define TP_WIRE_VERSION 3u
+#define TP_WIRE_VERSION 4u
 #define TP_WIRE_TOKEN_LEN 128u   /* the token field, zero padded */
 #define TP_WIRE_BLOB_MAX (64u * 1024u)        /* per address or rkey */
 #define TP_WIRE_HELLO_FIXED (4u + 4u + 4u + TP_WIRE_TOKEN_LEN)
@@ -245,13 +245,20 @@ dsm_status_t tp_wire_get_table_header(
 dsm_status_t tp_wire_get_table(const unsigned char *body, size_t len,
                                int size, tp_record_t *table);
 
-/* Same-host lane records (tp_lane.c): 8-byte aligned, a header (u32
- * payload length, u8 message id, u8 kind, u16 zero) and the payload padded
- * to 8 bytes; a record never crosses the ring's end (a WRAP record sends
- * the reader to offset 0).  A message of more than TP_LANE_MAX_PAYLOAD
- * bytes is a FIRST record (u64 total length, then bytes), MORE records and
- * a LAST one, in a row.  Native byte order: both ends run on one host. */
-#define TP_LANE_HDR_BYTES 8u
+/* Same-host lane records (tp_lane.c).  Each record starts on a 64-byte
+ * line of the ring with a 16-byte header: u64 ready (the record's position
+ * + 1, stored last: the reader polls this word, so a message costs the
+ * line it is written on and no separate head word), u32 payload length,
+ * u8 message id, u8 kind, u16 zero; the payload follows, and the record
+ * takes 16 + length bytes rounded up to the line.  The reader zeroes the
+ * first word of every line it consumed, so the first word of a line is 0
+ * or the ready word of the record starting there.  A record never crosses
+ * the ring's end (a WRAP record sends the reader to offset 0).  A message
+ * of more than TP_LANE_MAX_PAYLOAD bytes is a FIRST record (u64 total
+ * length, then bytes), MORE records and a LAST one, in a row.  Native
+ * byte order: both ends run on one host. */
+#define TP_LANE_LINE 64u
+#define TP_LANE_HDR_BYTES 16u
 #define TP_LANE_MAX_PAYLOAD ((uint64_t)32 << 10)
 #define TP_LANE_MAX_MESSAGE ((uint64_t)1 << 40)
 enum tp_lane_kind {
@@ -267,12 +274,18 @@ typedef struct tp_lane_view {
     uint32_t len;
     uint64_t next;                  /* the position after the record */
 } tp_lane_view_t;
-/* The record at position tail of a ring of ring_bytes (a multiple of 8),
- * of which the writer published up to position head: it must lie inside
- * the published bytes and before the ring's end, its kind and id be
- * valid, a WRAP carry nothing. */
+/* Bytes of the ring a record of payload len takes (header, padding). */
+static inline uint64_t tp_lane_record_bytes(uint64_t len)
+{
+    return (TP_LANE_HDR_BYTES + len + TP_LANE_LINE - 1) &
+           ~(uint64_t)(TP_LANE_LINE - 1);
+}
+/* The record at position tail of a ring of ring_bytes (a multiple of the
+ * line), whose ready word the reader found to be ready (non-zero): ready
+ * must be tail + 1, the record lie before the ring's end, its kind and id
+ * be valid, a WRAP carry nothing. */
 dsm_status_t tp_wire_lane_record(const unsigned char *ring, uint64_t ring_bytes,
-                                 uint64_t tail, uint64_t head,
+                                 uint64_t tail, uint64_t ready,
                                  tp_lane_view_t *out);
 /* Reassembly of fragmented messages, one state per ring.  Feed every
  * record but WRAPs: *deliver says the message is whole (a WHOLE record,

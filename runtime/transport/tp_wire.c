@@ -241,34 +241,31 @@ dsm_status_t tp_wire_get_table(const unsigned char *body, size_t len,
 /* ---- same-host lane records ---------------------------------------------- */
 
 dsm_status_t tp_wire_lane_record(const unsigned char *ring, uint64_t ring_bytes,
-                                 uint64_t tail, uint64_t head,
+                                 uint64_t tail, uint64_t ready,
                                  tp_lane_view_t *out)
 {
-    if (ring_bytes < TP_LANE_HDR_BYTES || ring_bytes % 8 || tail % 8 ||
-        head - tail < TP_LANE_HDR_BYTES || head - tail > ring_bytes)
+    if (ring_bytes < TP_LANE_LINE || ring_bytes % TP_LANE_LINE ||
+        tail % TP_LANE_LINE || ready != tail + 1)
         return DSM_ERR_PROTOCOL;
     uint64_t pos = tail % ring_bytes;
     uint32_t len;
     uint8_t id, kind;
-    memcpy(&len, ring + pos, sizeof len);
-    memcpy(&id, ring + pos + 4, 1);
-    memcpy(&kind, ring + pos + 5, 1);
+    memcpy(&len, ring + pos + 8, sizeof len);
+    memcpy(&id, ring + pos + 12, 1);
+    memcpy(&kind, ring + pos + 13, 1);
     tp_lane_view_t v = {kind, id, ring + pos + TP_LANE_HDR_BYTES, len, 0};
     if (kind == TP_LANE_WRAP) {
         if (len != 0)
             return DSM_ERR_PROTOCOL;
         v.next = tail + (ring_bytes - pos);
-        if (v.next - tail > head - tail)
-            return DSM_ERR_PROTOCOL;
         *out = v;
         return DSM_OK;
     }
-    uint64_t need = TP_LANE_HDR_BYTES + (((uint64_t)len + 7u) & ~(uint64_t)7u);
     if (kind < TP_LANE_WHOLE || kind > TP_LANE_LAST ||
         id >= DSM_TP_AM_MAX_ID || len > TP_LANE_MAX_PAYLOAD ||
-        need > ring_bytes - pos || need > head - tail)
+        tp_lane_record_bytes(len) > ring_bytes - pos)
         return DSM_ERR_PROTOCOL;
-    v.next = tail + need;
+    v.next = tail + tp_lane_record_bytes(len);
     *out = v;
     return DSM_OK;
 }
