@@ -204,6 +204,8 @@ dsm_status_t dsm_config_load(void)
     config.same_host_map = (int)v;
     if (env_int("DSM_SAME_HOST_LANES", 0, 1, 1, &v)) return DSM_ERR_INVALID;
     config.same_host_lanes = (int)v;
+    if (env_int("DSM_LANE_MEMBARRIER", 0, 1, 1, &v)) return DSM_ERR_INVALID;
+    config.lane_membarrier = (int)v;
     if (env_int("DSM_DIRECT_READ", 0, 1, 1, &v)) return DSM_ERR_INVALID;
     config.direct_read = (int)v;
 

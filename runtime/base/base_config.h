@@ -47,6 +47,7 @@ typedef struct dsm_config {
     int migrate_after;             /* DSM_MIGRATE_AFTER: barrier epochs, 0 off */
     int same_host_map;             /* DSM_SAME_HOST_MAP: 1 */
     int same_host_lanes;           /* DSM_SAME_HOST_LANES: 1 */
+    int lane_membarrier;           /* DSM_LANE_MEMBARRIER: 1 */
     int direct_read;               /* DSM_DIRECT_READ: 1 */
 } dsm_config_t;
 

@@ -54,7 +54,7 @@
  * receiver - which sleeps rarely - makes the membarrier call, which runs a
  * full fence on every CPU running a registered process (a thread not
  * running passed one when it was switched out).  Without it (an old
- * kernel, a seccomp filter), both sides fence as before; a sender skips
+ * kernel, a seccomp filter, DSM_LANE_MEMBARRIER=0), both sides fence; a sender skips
  * its fence only to a receiver that said in its file header that it
  * makes the call.  While the receiver's application threads poll (and the
  * progress thread is parked), nobody sleeps, no system call is made.
@@ -207,10 +207,11 @@ dsm_status_t tp_lane_open(void)
     lane.fd = fd;
     lane.file = mem;
     lane.node = mem;
-    lane.membarrier = membarrier_register();
+    lane.membarrier = dsm_config()->lane_membarrier && membarrier_register();
     lane.node->membarrier = (uint32_t)lane.membarrier;
     if (!lane.membarrier)
-        dsm_debug("no membarrier(2): lane senders fence after each record");
+        dsm_debug("lane senders to this node fence after each record (no "
+                  "membarrier(2) or DSM_LANE_MEMBARRIER=0)");
     return DSM_OK;
 }
 
