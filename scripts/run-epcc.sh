@@ -117,7 +117,7 @@ INTEL_SMALLEST = 464   # the bar for constructs it published no figure for
 MPI_EQUIVALENT = {"PARALLEL": "BCAST_BARRIER",
                   "PARALLEL_FOR": "BCAST_BARRIER",
                   "BARRIER": "BARRIER", "REDUCTION": "ALLREDUCE"}
-LIBOMP_FLOOR = 0.05   # the method's resolution here, us
+LIBOMP_FLOOR = 0.05   # the method's resolution here, us (at the least)
 
 
 def parse(path):
@@ -169,12 +169,22 @@ def analyse(runs):
     def fig(run, test):
         r = runs.get(run, {}).get("best", {}).get(test)
         return None if r is None else r[stat]
+
+    def floor(run, test):
+        """A libomp figure is known only to within its run's spread: a
+        schedule test's reference loop is 13-30 us, and its figure moves
+        by tenths of a microsecond (often below zero); 3 x such a figure
+        says nothing.  So it is floored at the spread (sd over the outer
+        repetitions) of the run it comes from, and at LIBOMP_FLOOR."""
+        r = runs.get(run, {}).get("best", {}).get(test)
+        return LIBOMP_FLOOR if r is None else max(LIBOMP_FLOOR, r["sd"])
     table, checks = [], []
     for bench in ("syncbench", "schedbench"):
         for test in runs.get(bench + "_dsmomp_2x1", {}).get("best", {}):
             for layout in ("1x2", "2x1", "2x2"):
                 d = fig(f"{bench}_dsmomp_{layout}", test)
                 lib = fig(f"{bench}_libomp_1x2", test) if layout == "1x2" else None
+                lib_floor = floor(f"{bench}_libomp_1x2", test)
                 mpi_op = MPI_EQUIVALENT.get(test) if (
                     bench == "syncbench" and layout == "2x1") else None
                 mpi = fig("mpibench_mpi_2x1", mpi_op) if mpi_op else None
@@ -185,7 +195,7 @@ def analyse(runs):
                 table.append({
                     "benchmark": bench, "construct": test, "layout": layout,
                     "libomp": lib, "dsmomp": d, "mpi": mpi, "mpi_op": mpi_op,
-                    "dsmomp_over_libomp": ratio(d, max(lib, LIBOMP_FLOOR))
+                    "dsmomp_over_libomp": ratio(d, max(lib, lib_floor))
                     if lib is not None else None,
                     "dsmomp_over_mpi": ratio(d, mpi),
                     "dsmomp_over_mpi_same_round": pair,
@@ -194,9 +204,11 @@ def analyse(runs):
                 if d is None:
                     continue
                 if lib is not None:
+                    shown = (f"{lib:.3f}" if lib >= lib_floor else
+                             f"{lib:.3f}, floored at {lib_floor:.3f}")
                     checks.append((f"{test} 1x2 <= 3 x libomp",
-                                   d <= 3 * max(lib, LIBOMP_FLOOR),
-                                   f"{d:.3f} vs 3 x {lib:.3f}"))
+                                   d <= 3 * max(lib, lib_floor),
+                                   f"{d:.3f} vs 3 x {shown}"))
                 if layout == "2x1" and bench == "syncbench":
                     if pair is not None and test != "PARALLEL":
                         checks.append((f"{test} 2x1 <= 2 x MPI {mpi_op}",
@@ -251,7 +263,8 @@ for policy in policies:
     mpi = runs.get("mpibench_mpi_2x1", {}).get("best", {})
     lines += ["", "MPI (MPICH, mpiexec -n 2): " + ", ".join(
         f"{k} {v[stat]:.2f}" for k, v in mpi.items()),
-        "", f"targets ({policy}; libomp floored at {LIBOMP_FLOOR} us):"]
+        "", f"targets ({policy}; a libomp figure is floored at its run's "
+        f"sd, and at {LIBOMP_FLOOR} us):"]
     for name, ok, detail in checks:
         lines.append(f"  {'met   ' if ok else 'MISSED'} {name}: {detail}")
     lines.append(f"  {sum(ok for _, ok, _ in checks)} of {len(checks)} met")
@@ -277,6 +290,15 @@ for ax, policy in zip(axes[:, 0], policies):
     def fig(run, test):
         r = runs.get(run, {}).get("best", {}).get(test)
         return None if r is None else r[stat]
+
+    def floor(run, test):
+        """A libomp figure is known only to within its run's spread: a
+        schedule test's reference loop is 13-30 us, and its figure moves
+        by tenths of a microsecond (often below zero); 3 x such a figure
+        says nothing.  So it is floored at the spread (sd over the outer
+        repetitions) of the run it comes from, and at LIBOMP_FLOOR."""
+        r = runs.get(run, {}).get("best", {}).get(test)
+        return LIBOMP_FLOOR if r is None else max(LIBOMP_FLOOR, r["sd"])
     tests = list(runs.get("syncbench_dsmomp_2x1", {}).get("best", {}))
     series = [
         ("libomp 1x2", lambda t: fig("syncbench_libomp_1x2", t)),
