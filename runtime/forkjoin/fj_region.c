@@ -82,8 +82,12 @@ void fj_team_setup(const fj_fork_msg_t *msg)
     team->region = msg->region;
     team->microtask = (fj_microtask_t)(uintptr_t)msg->microtask;
     team->argc = msg->argc;
-    for (int i = 0; i < FJ_MAX_ARGS; i++)
-        team->args[i] = i < msg->argc ? (void *)(uintptr_t)msg->args[i] : NULL;
+    for (int i = 0; i < msg->argc; i++)
+        team->args[i] = (void *)(uintptr_t)msg->args[i];
+    /* call_microtask passes every slot: the unused ones stay NULL */
+    for (int i = msg->argc; i < team->argc_set; i++)
+        team->args[i] = NULL;
+    team->argc_set = msg->argc;
     team->nthreads = msg->nthreads;
     team->nodes = msg->nthreads < fj.size ? msg->nthreads : fj.size;
     team->first = fj_layout_first(msg->nthreads, fj.size, fj.rank);
@@ -175,7 +179,8 @@ void fj_fork(const char *where, fj_microtask_t microtask, int argc,
     }
 
     fj_fork_msg_t msg;
-    memset(&msg, 0, sizeof msg);
+    /* the arguments past argc are neither sent nor read */
+    memset(&msg, 0, offsetof(fj_fork_msg_t, args));
     msg.region = ++fj.region;
     msg.microtask = (uint64_t)(uintptr_t)microtask;
     msg.loop_base = fj.loop_base;
