@@ -8,7 +8,10 @@
  * transfer, 50-150 ns on this kind of machine) - every message paid it
  * twice.  A thread claims its block at its first count (an atomic add on
  * the block number, signal-safe); threads beyond COUNTER_BLOCKS share the
- * last one with atomic adds.  A snapshot sums the blocks; a reset keeps
+ * last one with atomic adds (blocks are not given back when a thread
+ * ends: the threads that send are the job's pool, main and progress
+ * threads, which live as long as it).  A snapshot sums the blocks; a
+ * reset keeps
  * the current sums as a baseline, so no thread's counter is written by
  * another.
  *

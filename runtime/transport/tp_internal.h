@@ -283,7 +283,7 @@ static inline uint64_t tp_lane_record_bytes(uint64_t len)
 /* The record at position tail of a ring of ring_bytes (a multiple of the
  * line), whose ready word the reader found to be ready (non-zero): ready
  * must be tail + 1, the record lie before the ring's end, its kind and id
- * be valid, a WRAP carry nothing. */
+ * be valid, a WRAP carry nothing and not stand at offset 0. */
 dsm_status_t tp_wire_lane_record(const unsigned char *ring, uint64_t ring_bytes,
                                  uint64_t tail, uint64_t ready,
                                  tp_lane_view_t *out);

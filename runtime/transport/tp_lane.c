@@ -41,7 +41,10 @@
  * a thread that keeps serving its own incoming messages meanwhile).
  *
  * Wake-up: a receiver whose progress thread is about to sleep in poll(2)
- * sets its "sleeping" word and looks at its rings once more; a sender
+ * sets its "sleeping" word and looks at its rings once more, each under
+ * its reading flag (another reader may have zeroed a record and not yet
+ * published the tail after it, and a look at the old tail would find
+ * nothing); a sender
  * that published a record and then sees the word set writes one byte to
  * the receiver's wake pipe (opened through /proc like the file; an
  * eventfd cannot be opened that way).  Either the sender sees the word,
@@ -517,14 +520,16 @@ static void lane_malformed(int src, const char *what)
 }
 
 /* One record at tail, whose ready word was read as ready; returns the
- * tail after it. */
+ * tail after it, and its kind as checked (the ring is the peer's to
+ * write: it is not read again for that). */
 static uint64_t take_record(int src, lane_rx_t *rx, uint64_t tail,
-                            uint64_t ready, int *delivered)
+                            uint64_t ready, int *delivered, unsigned *kind)
 {
     tp_lane_view_t rec;
     if (tp_wire_lane_record(rx->data, LANE_DATA_BYTES, tail, ready, &rec) !=
         DSM_OK)
         lane_malformed(src, "a record overruns the ring or is unknown");
+    *kind = rec.kind;
     if (rec.kind == TP_LANE_WRAP)
         return rec.next;
     int whole;
@@ -564,10 +569,10 @@ static uint64_t take_record(int src, lane_rx_t *rx, uint64_t tail,
 
 /* The record [tail, next) was consumed: zero the first word of its lines
  * (a WRAP wrote only its first; the lines after it were zero). */
-static void clear_lines(lane_rx_t *rx, uint64_t tail, uint64_t next)
+static void clear_lines(lane_rx_t *rx, uint64_t tail, uint64_t next,
+                        unsigned kind)
 {
-    const lane_rec_t *rec = record_at(rx->data, tail);
-    if (rec->kind == TP_LANE_WRAP)
+    if (kind == TP_LANE_WRAP)
         next = tail + TP_LANE_LINE;
     for (uint64_t at = tail; at != next; at += TP_LANE_LINE)
         __atomic_store_n((uint64_t *)(rx->data + at % LANE_DATA_BYTES), 0,
@@ -601,8 +606,10 @@ int tp_lane_poll(void)
         while (tail < until &&
                (ready = ready_at(rx, tail, __ATOMIC_ACQUIRE)) != 0) {
             /* the handler used the record in place: free it afterwards */
-            uint64_t next = take_record(src, rx, tail, ready, &delivered);
-            clear_lines(rx, tail, next);
+            unsigned kind;
+            uint64_t next = take_record(src, rx, tail, ready, &delivered,
+                                        &kind);
+            clear_lines(rx, tail, next, kind);
             tail = next;
             atomic_store_explicit(&rx->ring->tail, tail,
                                   memory_order_release);
@@ -612,10 +619,34 @@ int tp_lane_poll(void)
     return delivered;
 }
 
+/* Is anything to read, or is a thread of ours reading?  A reader may be
+ * between zeroing a record and publishing the tail after it, so the tail
+ * is read only under the ring's busy flag. */
+static int rings_pending(void)
+{
+    for (int i = 0; i < lane.rx_count; i++) {
+        lane_rx_t *rx = &lane.rx[lane.rx_peers[i]];
+        if (atomic_flag_test_and_set_explicit(&rx->busy,
+                                              memory_order_acquire))
+            return 1;
+        uint64_t tail = atomic_load_explicit(&rx->ring->tail,
+                                             memory_order_relaxed);
+        int ready = ready_at(rx, tail, __ATOMIC_RELAXED) != 0;
+        atomic_flag_clear_explicit(&rx->busy, memory_order_release);
+        if (ready)
+            return 1;
+    }
+    return 0;
+}
+
 int tp_lane_sleep_begin(void)
 {
     if (!lane.node || lane.rx_count == 0)
         return 0;
+    /* first without the fence: a ring being read or not empty means no
+     * sleep, and no membarrier call (IPIs to every node's CPU) per look */
+    if (rings_pending())
+        return 1;
     atomic_store_explicit(&lane.node->sleeping, 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_seq_cst);
     /* the senders' half of the fence (see "Wake-up") */
@@ -623,14 +654,9 @@ int tp_lane_sleep_begin(void)
         syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0) != 0)
         dsm_fatal("membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED): %s",
                   strerror(errno));
-    for (int i = 0; i < lane.rx_count; i++) {
-        const lane_rx_t *rx = &lane.rx[lane.rx_peers[i]];
-        uint64_t tail = atomic_load_explicit(&rx->ring->tail,
-                                             memory_order_relaxed);
-        if (ready_at(rx, tail, __ATOMIC_RELAXED) != 0) {
-            tp_lane_sleep_end();
-            return 1;
-        }
+    if (rings_pending()) {
+        tp_lane_sleep_end();
+        return 1;
     }
     return 0;
 }

@@ -255,7 +255,8 @@ dsm_status_t tp_wire_lane_record(const unsigned char *ring, uint64_t ring_bytes,
     memcpy(&kind, ring + pos + 13, 1);
     tp_lane_view_t v = {kind, id, ring + pos + TP_LANE_HDR_BYTES, len, 0};
     if (kind == TP_LANE_WRAP) {
-        if (len != 0)
+        /* at offset 0 it would skip a whole lap: every record fits there */
+        if (len != 0 || pos == 0)
             return DSM_ERR_PROTOCOL;
         v.next = tail + (ring_bytes - pos);
         *out = v;

@@ -59,7 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(rec.next - tail <= ring_bytes - tail % ring_bytes);
         uint64_t used = rec.next;
         if (rec.kind == TP_LANE_WRAP) {
-            FUZZ_CHECK(rec.next % ring_bytes == 0);
+            FUZZ_CHECK(rec.next % ring_bytes == 0 && tail % ring_bytes != 0);
             used = tail + TP_LANE_LINE;
         } else {
             FUZZ_CHECK(rec.payload >= ring + TP_LANE_HDR_BYTES &&
