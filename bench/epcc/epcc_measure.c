@@ -2,12 +2,20 @@
  * epcc_measure.c - the EPCC method (J. M. Bull, 1999) as a driver: inner
  * repetitions calibrated to the test time, outer repetitions of the
  * reference and of the test, overhead = test - reference per inner
- * repetition.  The reference's median is subtracted (EPCC takes its mean):
- * on a shared machine one preempted reference run would otherwise shift
- * every overhead.  Also the rows every benchmark prints.
+ * repetition.  Also the rows every benchmark prints.
  *
- * Layer: bench (libc only).  Entry points: epcc_measure, epcc_print_header,
- * epcc_print_row.  Called from the main thread outside parallel regions.
+ * The outer repetitions alternate, reference then test, and each test
+ * repetition is compared with the reference run just before it (EPCC runs
+ * every reference first and subtracts their mean).  This machine's speed
+ * changes at the scale of milliseconds (the reference of a schedule test
+ * took 13 us in one run and 22-24 us in the next); with the references
+ * all first, a schedule test's overhead came out 10 us below zero
+ * whenever the speed changed between the two phases.  A preempted
+ * reference now spoils its own pair only, which the median ignores.
+ *
+ * Layer: bench (libc only).  Entry points: epcc_measure, epcc_overhead,
+ * epcc_print_header, epcc_print_row.  Called from the main thread outside
+ * parallel regions.
  */
 #include <stdlib.h>
 
@@ -39,13 +47,34 @@ static dsm_status_t measure_body(void *ctx, unsigned long reps,
     return DSM_OK;
 }
 
-/* Fills per_rep[0..outer-1] with the time of one inner repetition. */
-static void run_outer(const timed_body_t *t, unsigned outer,
-                      unsigned long reps, double *per_rep)
+/* Fills ref[i] and tst[i] with the time of one inner repetition of the
+ * reference and of the test, run one after the other. */
+static void run_outer(const timed_body_t *ref, const timed_body_t *tst,
+                      unsigned outer, unsigned long reps, double *ref_s,
+                      double *tst_s)
 {
-    t->body(t->ctx, 1);   /* warm-up: first-touch faults stay out */
+    ref->body(ref->ctx, 1);   /* warm-up: first-touch faults stay out */
+    tst->body(tst->ctx, 1);
+    for (unsigned i = 0; i < outer; i++) {
+        ref_s[i] = time_body(ref, reps) / (double)reps;
+        tst_s[i] = time_body(tst, reps) / (double)reps;
+    }
+}
+
+dsm_status_t epcc_overhead(const double *ref_s, const double *tst_s,
+                           unsigned outer, double *scratch, double *work,
+                           epcc_result_t *r)
+{
+    epcc_stats_t ref_stats;
+    dsm_status_t st = epcc_stats_compute(ref_s, outer, scratch, &ref_stats);
+    if (st != DSM_OK)
+        return st;
     for (unsigned i = 0; i < outer; i++)
-        per_rep[i] = time_body(t, reps) / (double)reps;
+        work[i] = (tst_s[i] - ref_s[i]) * 1e6;
+    st = epcc_stats_compute(work, outer, scratch, &r->overhead);
+    if (st == DSM_OK)
+        r->reference_us = ref_stats.median * 1e6;
+    return st;
 }
 
 dsm_status_t epcc_measure(const epcc_options_t *options,
@@ -69,26 +98,17 @@ dsm_status_t epcc_measure(const epcc_options_t *options,
         return st;
 
     unsigned outer = options->outer_reps;
-    double *samples = malloc(2 * outer * sizeof *samples);
+    double *samples = malloc(4 * (size_t)outer * sizeof *samples);
     if (!samples)
         return DSM_ERR_NOMEM;
-    double *scratch = samples + outer;
-    epcc_stats_t ref_stats;
+    double *ref_s = samples, *tst_s = samples + outer;
+    double *scratch = samples + 2 * (size_t)outer;
+    double *work = samples + 3 * (size_t)outer;
     epcc_result_t r = { .inner_reps = reps };
-
-    run_outer(&ref, outer, reps, samples);
-    st = epcc_stats_compute(samples, outer, scratch, &ref_stats);
-    if (st != DSM_OK)
-        goto free_samples;
-    r.reference_us = ref_stats.median * 1e6;
-
-    run_outer(&tst, outer, reps, samples);
-    for (unsigned i = 0; i < outer; i++)
-        samples[i] = (samples[i] - ref_stats.median) * 1e6;
-    st = epcc_stats_compute(samples, outer, scratch, &r.overhead);
+    run_outer(&ref, &tst, outer, reps, ref_s, tst_s);
+    st = epcc_overhead(ref_s, tst_s, outer, scratch, work, &r);
     if (st == DSM_OK)
         *out = r;
-free_samples:
     free(samples);
     return st;
 }

@@ -1,12 +1,13 @@
 /*
  * epcc_measure.h - one EPCC-style measurement: a reference body and a test
  * body (the same delay loop with the construct inside) run for the same
- * number of inner repetitions, several outer repetitions each; the
- * overhead per inner repetition is the test's time minus the reference's
- * median, summarised over the outer repetitions.  Printing of the results.
+ * number of inner repetitions, several outer repetitions each, in turn;
+ * the overhead per inner repetition is each test repetition's time minus
+ * that of the reference repetition just before it, summarised over the
+ * outer repetitions.  Printing of the results.
  *
- * Layer: bench (libc only).  Entry points: epcc_measure, epcc_print_header,
- * epcc_print_row.  Called from the benchmark's main thread (outside any
+ * Layer: bench (libc only).  Entry points: epcc_measure, epcc_overhead,
+ * epcc_print_header, epcc_print_row.  Called from the benchmark's main thread (outside any
  * parallel region); under MPI from every rank alike.
  */
 #ifndef EPCC_MEASURE_H
@@ -40,6 +41,15 @@ typedef struct epcc_result {
 dsm_status_t epcc_measure(const epcc_options_t *options,
                           const epcc_test_t *test, epcc_agree_fn agree,
                           epcc_result_t *out);
+
+/* The result of paired outer repetitions: ref_s[i] and tst_s[i] are the
+ * seconds of one inner repetition of the reference and of the test in
+ * round i; scratch and work hold outer doubles each.  Fills
+ * r->reference_us (the reference's median) and r->overhead (of
+ * tst_s[i] - ref_s[i], in microseconds); DSM_ERR_INVALID for outer 0. */
+dsm_status_t epcc_overhead(const double *ref_s, const double *tst_s,
+                           unsigned outer, double *scratch, double *work,
+                           epcc_result_t *r);
 
 void epcc_print_header(FILE *to);
 void epcc_print_row(FILE *to, const char *name, const epcc_result_t *result);

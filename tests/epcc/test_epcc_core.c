@@ -1,7 +1,7 @@
 /*
  * test_epcc_core.c - unit tests of the EPCC method's own logic
- * (bench/epcc): statistics, count calibration against a fake clock, and
- * the command line.
+ * (bench/epcc): statistics, count calibration against a fake clock, the
+ * overhead of paired outer repetitions, and the command line.
  *
  * Layer: tests (links bench/epcc's epcc_core).  Entry point: main (cmocka
  * runner); single-threaded.
@@ -14,8 +14,50 @@
 #include <cmocka.h>
 
 #include "epcc_calibrate.h"
+#include "epcc_measure.h"
 #include "epcc_options.h"
 #include "epcc_stats.h"
+
+/* Each test repetition is compared with its own reference: a machine
+ * that ran at half speed for the last rounds (references and tests alike
+ * twice as long) still gives the construct's cost, where subtracting the
+ * references' median gives it only for the first rounds. */
+static void overhead_pairs_each_round(void **state)
+{
+    (void)state;
+    enum { OUTER = 5 };
+    const double ref_s[OUTER] = {10e-6, 10e-6, 10e-6, 20e-6, 20e-6};
+    const double tst_s[OUTER] = {11e-6, 11e-6, 11e-6, 21e-6, 21e-6};
+    double scratch[OUTER], work[OUTER];
+    epcc_result_t r = {0};
+    assert_int_equal(epcc_overhead(ref_s, tst_s, OUTER, scratch, work, &r),
+                     DSM_OK);
+    assert_true(fabs(r.reference_us - 10.0) < 1e-9);
+    assert_int_equal(r.overhead.count, OUTER);
+    assert_true(fabs(r.overhead.median - 1.0) < 1e-9);
+    assert_true(fabs(r.overhead.min - 1.0) < 1e-9);
+    assert_true(fabs(r.overhead.max - 1.0) < 1e-9);
+    assert_true(fabs(r.overhead.sd) < 1e-9);
+    /* the inputs are left as they were */
+    assert_true(ref_s[3] == 20e-6 && tst_s[4] == 21e-6);
+}
+
+/* One disturbed reference spoils its own pair only. */
+static void overhead_one_slow_reference(void **state)
+{
+    (void)state;
+    enum { OUTER = 5 };
+    const double ref_s[OUTER] = {10e-6, 10e-6, 30e-6, 10e-6, 10e-6};
+    const double tst_s[OUTER] = {12e-6, 12e-6, 12e-6, 12e-6, 12e-6};
+    double scratch[OUTER], work[OUTER];
+    epcc_result_t r = {0};
+    assert_int_equal(epcc_overhead(ref_s, tst_s, OUTER, scratch, work, &r),
+                     DSM_OK);
+    assert_true(fabs(r.overhead.median - 2.0) < 1e-9);
+    assert_true(fabs(r.overhead.min - (-18.0)) < 1e-9);
+    assert_int_equal(epcc_overhead(ref_s, tst_s, 0, scratch, work, &r),
+                     DSM_ERR_INVALID);
+}
 
 static void stats_of_odd_count(void **state)
 {
@@ -203,6 +245,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(stats_of_odd_count),
+        cmocka_unit_test(overhead_pairs_each_round),
+        cmocka_unit_test(overhead_one_slow_reference),
         cmocka_unit_test(stats_median_of_even_count),
         cmocka_unit_test(stats_single_sample_and_outlier),
         cmocka_unit_test(stats_rejects_empty),
