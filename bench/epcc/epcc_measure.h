@@ -7,8 +7,8 @@
  * outer repetitions.  Printing of the results.
  *
  * Layer: bench (libc only).  Entry points: epcc_measure, epcc_overhead,
- * epcc_print_header, epcc_print_row.  Called from the benchmark's main thread (outside any
- * parallel region); under MPI from every rank alike.
+ * epcc_print_header, epcc_print_row.  Called from the benchmark's main
+ * thread (outside any parallel region); under MPI from every rank alike.
  */
 #ifndef EPCC_MEASURE_H
 #define EPCC_MEASURE_H

@@ -6,14 +6,13 @@
  * a locked add right after a send is a full fence, which on x86 waits
  * until the message's cache line has been taken from the receiver (a
  * transfer, 50-150 ns on this kind of machine) - every message paid it
- * twice.  A thread claims its block at its first count (an atomic add on
- * the block number, signal-safe); threads beyond COUNTER_BLOCKS share the
+ * twice.  A thread claims its block at its first count (a compare-and-
+ * swap on the number of blocks claimed, signal-safe); threads beyond COUNTER_BLOCKS share the
  * last one with atomic adds (blocks are not given back when a thread
  * ends: the threads that send are the job's pool, main and progress
  * threads, which live as long as it).  A snapshot sums the blocks; a
- * reset keeps
- * the current sums as a baseline, so no thread's counter is written by
- * another.
+ * reset keeps the current sums as a baseline, so no thread's counter is
+ * written by another.
  *
  * Layer: transport.  Entry points: tp_count_* (every send path, the fault
  * handler included: no locks, no allocation; a fault cannot interrupt a
@@ -42,9 +41,15 @@ static dsm_tp_counters_t baseline;
 static counter_block_t *block(void)
 {
     if (!my_block) {
-        unsigned n = atomic_fetch_add_explicit(&blocks_claimed, 1,
-                                               memory_order_relaxed);
-        my_block = &blocks[n < COUNTER_BLOCKS ? n : COUNTER_BLOCKS - 1];
+        /* the count stops at the shared block: it never wraps */
+        unsigned n = atomic_load_explicit(&blocks_claimed,
+                                          memory_order_relaxed);
+        while (n < COUNTER_BLOCKS - 1 &&
+               !atomic_compare_exchange_weak_explicit(
+                   &blocks_claimed, &n, n + 1, memory_order_relaxed,
+                   memory_order_relaxed))
+            ;
+        my_block = &blocks[n < COUNTER_BLOCKS - 1 ? n : COUNTER_BLOCKS - 1];
     }
     return my_block;
 }

@@ -11,8 +11,8 @@
  * Layout.  Each node creates one memfd, its lane file: a header page
  * (lane_node_t: the receiver's "sleeping" word), then one ring per
  * possible sender (lane_ring_t: the receiver's tail on a cache line of its
- * own, then LANE_DATA_BYTES of records).  A sender on the same host (same boot
- * id and network namespace, as for tp_direct.c) maps the receiver's file
+ * own, then LANE_DATA_BYTES of records).  A sender on the same host (same
+ * boot id and network namespace, as for tp_direct.c) maps the receiver's file
  * through /proc/<pid>/fd and writes its records into its own ring; the
  * receiver reads them from its own mapping.  One ring per ordered pair of
  * nodes, so each ring has one producing process and one consuming one.
@@ -23,13 +23,14 @@
  * its tail, so a small message costs the one line it is written on.  (With
  * a head word beside the records, the receiver took two lines in turn, the
  * head's and the record's, and the sender's fence waited for both; on this
- * kind of machine a line moves between cores in 50-150 ns, and a fork and
- * its join are four messages.)  The receiver zeroes the first word of
- * every line it consumed before it publishes its tail, so a line's first
- * word is 0 or the ready word of the record starting there, never a stale
- * payload.  A message that does not fit before the end of the ring is
- * preceded by a WRAP record and starts again at the beginning, so every
- * record is contiguous and a handler gets a pointer into the ring.  A message larger than TP_LANE_MAX_PAYLOAD travels as a
+ * kind of machine a line moves between cores in 50-150 ns, and a region
+ * with a reduction is three messages.)  The receiver zeroes the first
+ * word of every line it consumed before it publishes its tail, so a
+ * line's first word is 0 or the ready word of the record starting there,
+ * never a stale payload.  A message that does not fit before the end of
+ * the ring is preceded by a WRAP record and starts again at the
+ * beginning, so every record is contiguous and a handler gets a pointer
+ * into the ring.  A message larger than TP_LANE_MAX_PAYLOAD travels as a
  * FIRST record (carrying the total length), MORE records and a LAST
  * record; the receiver collects them in a tp_msgq buffer (no malloc).
  *
@@ -57,10 +58,11 @@
  * receiver - which sleeps rarely - makes the membarrier call, which runs a
  * full fence on every CPU running a registered process (a thread not
  * running passed one when it was switched out).  Without it (an old
- * kernel, a seccomp filter, DSM_LANE_MEMBARRIER=0), both sides fence; a sender skips
- * its fence only to a receiver that said in its file header that it
- * makes the call.  While the receiver's application threads poll (and the
- * progress thread is parked), nobody sleeps, no system call is made.
+ * kernel, a seccomp filter, DSM_LANE_MEMBARRIER=0), both sides fence; a
+ * sender skips its fence only to a receiver that said in its file header
+ * that it makes the call.  While the receiver's application threads poll
+ * (and the progress thread is parked), nobody sleeps, no system call is
+ * made.
  *
  * The header page also says on which CPU a thread of the node polls, so
  * that a waiting thread can tell whether a peer it waits for may need its
