@@ -136,8 +136,7 @@ typedef struct fj_team {
     uint64_t region;
     fj_microtask_t microtask;
     int argc;
-    void *args[FJ_MAX_ARGS]; /* NULL from argc_set on */
-    int argc_set;
+    void *args[FJ_MAX_ARGS]; /* NULL from argc on */
     int nthreads;            /* team size */
     int nodes;               /* nodes holding team threads */
     int first;               /* thread number of local thread 0 */

@@ -81,13 +81,13 @@ void fj_team_setup(const fj_fork_msg_t *msg)
     fj_team_t *team = &fj.team;
     team->region = msg->region;
     team->microtask = (fj_microtask_t)(uintptr_t)msg->microtask;
-    team->argc = msg->argc;
     for (int i = 0; i < msg->argc; i++)
         team->args[i] = (void *)(uintptr_t)msg->args[i];
-    /* call_microtask passes every slot: the unused ones stay NULL */
-    for (int i = msg->argc; i < team->argc_set; i++)
+    /* call_microtask passes every slot: the unused ones stay NULL (the
+     * last region's argc says how far they were set) */
+    for (int i = msg->argc; i < team->argc; i++)
         team->args[i] = NULL;
-    team->argc_set = msg->argc;
+    team->argc = msg->argc;
     team->nthreads = msg->nthreads;
     team->nodes = msg->nthreads < fj.size ? msg->nthreads : fj.size;
     team->first = fj_layout_first(msg->nthreads, fj.size, fj.rank);
