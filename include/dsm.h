@@ -79,8 +79,10 @@ DSM_API int   dsm_is_sharable(const void *ptr);
 /* Synchronisation.  A barrier waits for every application thread of every
  * node that takes part (see dsm_barrier_threads) and makes all writes before
  * it visible after it.  A lock's acquirer sees everything the previous
- * holder wrote.  dsm_flush closes the current interval and publishes its
- * writes to their homes. */
+ * holder wrote.  dsm_flush is OpenMP's flush: it publishes this node's
+ * writes (release) and then makes visible every write any node published
+ * before it (acquire), so threads may synchronise through flags and
+ * flushes alone. */
 DSM_API dsm_status_t dsm_barrier(void);
 DSM_API dsm_status_t dsm_flush(void);
 
@@ -133,6 +135,8 @@ typedef struct dsm_stats {
                                home instead of invalidating them */
     uint64_t direct_pages;  /* pages read through a mapping of their
                                same-host home's memory, not copied */
+    uint64_t flush_acquires; /* flushes (and acquire atomics) that read
+                                every node's write notices */
 } dsm_stats_t;
 DSM_API void dsm_stats_get(dsm_stats_t *out);
 

@@ -187,21 +187,12 @@ static coh_wire_depart_t apply_depart(const char *buf, size_t len)
     if (d.hdr.epoch != epoch)
         dsm_fatal("barrier departure for barrier %llu at barrier %llu",
                   (unsigned long long)d.hdr.epoch, (unsigned long long)epoch);
-    if (d.hdr.overflow) {
+    /* buf is depart_buf (page-aligned) or a handoff's 8-byte aligned
+     * buffer, so the records' ranges are aligned */
+    if (d.hdr.overflow)
         coh_invalidate_all();
-    } else {
-        size_t pos = 0;
-        for (uint32_t k = 0; k < d.hdr.nrecords; k++) {
-            coh_record_hdr_t rec;
-            const unsigned char *ranges;
-            coh_wire_record_next(d.records, &pos, &rec, &ranges);
-            /* buf is depart_buf (page-aligned) and records are made of
-             * u32 fields, so ranges is aligned for coh_range_t */
-            if ((int)rec.creator != coh.rank && rec.seq > coh.vc[rec.creator])
-                coh_refresh_ranges((const coh_range_t *)ranges,
-                                   rec.nranges);
-        }
-    }
+    else
+        coh_acquire_records(d.records, d.hdr.nrecords, 1);
     for (int j = 0; j < coh.size; j++) {
         uint32_t v = coh_wire_vc(d.vc, (uint32_t)j);
         if (v > coh.vc[j])

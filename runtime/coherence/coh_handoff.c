@@ -90,20 +90,10 @@ static void import_body(void *arg)
     coh_protocol_lock();
     /* the join's departure first: in the handoff, or its own message */
     coh_join_finish_with(h.depart, h.hdr.depart_len);
-    if (h.hdr.overflow) {
+    if (h.hdr.overflow)
         coh_invalidate_all();
-    } else {
-        size_t pos = 0;
-        for (uint32_t k = 0; k < h.hdr.nrecords; k++) {
-            coh_record_hdr_t rec;
-            const unsigned char *ranges;
-            coh_wire_record_next(h.records, &pos, &rec, &ranges);
-            /* records this node already acted on (a lock, a barrier) */
-            if (rec.seq > coh.vc[rec.creator])
-                coh_refresh_ranges((const coh_range_t *)ranges,
-                                   rec.nranges);
-        }
-    }
+    else
+        coh_acquire_records(h.records, h.hdr.nrecords, 1);
     if (h.hdr.vc_creator > coh.vc[h.hdr.creator])
         coh.vc[h.hdr.creator] = h.hdr.vc_creator;
     coh_protocol_unlock();

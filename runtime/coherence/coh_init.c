@@ -239,6 +239,7 @@ dsm_status_t dsm_coh_init(const dsm_coh_init_args_t *args)
     }
     if ((st = setup_space(args)) != DSM_OK ||
         (st = coh_interval_setup()) != DSM_OK ||
+        (st = coh_acquire_setup()) != DSM_OK ||
         (st = coh_refresh_setup()) != DSM_OK ||
         (st = coh_barrier_setup()) != DSM_OK ||
         (st = coh_migrate_setup()) != DSM_OK ||
@@ -270,22 +271,6 @@ dsm_status_t dsm_coh_init(const dsm_coh_init_args_t *args)
         return st;
     coh.initialized = 1;
     coh.started_by_runtime = 1;
-    return DSM_OK;
-}
-
-static void flush_call(void *arg)
-{
-    (void)arg;
-    coh_protocol_lock();
-    coh_release(0);   /* other threads may be writing */
-    coh_protocol_unlock();
-}
-
-dsm_status_t dsm_flush(void)
-{
-    if (!coh.initialized)
-        return DSM_ERR_STATE;
-    dsm_sys_on_rtstack(flush_call, NULL);
     return DSM_OK;
 }
 

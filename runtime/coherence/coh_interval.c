@@ -1,12 +1,13 @@
 /*
  * coh_interval.c - intervals of lazy release consistency: closing an
  * interval at a release (diffs to homes, re-protection, the published write
- * notice log) and applying other nodes' notices at an acquire (invalidate
- * the pages named, or at barrier departures and fork imports refresh the
- * hot ones: coh_refresh.c decides and copies).
+ * notice log) and the invalidation an acquire applies to the pages other
+ * nodes' notices name (or at barrier departures and fork imports, refresh
+ * of the hot ones: coh_refresh.c decides and copies).  Which notices an
+ * acquire applies is coh_acquire.c's.
  *
  * Layer: coherence.  Called by application threads with the protocol mutex
- * held (release, invalidation, pull); never from the fault handler.  Pages
+ * held (release, invalidation); never from the fault handler.  Pages
  * are handled in chunks of consecutive indices whose page locks are all
  * held, so a faulting thread never sees a state that disagrees with the
  * page's protection.
@@ -27,9 +28,6 @@
 #define CHUNK_PAGES 256u
 
 static coh_log_t *own_log(void) { return coh.control; }
-
-static coh_range_t *pull_buffer;          /* ranges read from other nodes */
-static coh_log_interval_t *pull_headers;
 
 
 static void lock_chunk(size_t first, size_t n)
@@ -187,12 +185,9 @@ static size_t send_diff(size_t index, coh_page_t *pg)
 
 dsm_status_t coh_interval_setup(void)
 {
-    pull_buffer = coh_table_alloc(sizeof(coh_range_t) * COH_LOG_RANGES);
-    pull_headers = coh_table_alloc(sizeof(coh_log_interval_t) *
-                                   COH_LOG_INTERVALS);
     diff_msg = coh_table_alloc(DIFF_MSG_BYTES);
     diff_msg_len = sizeof(coh_msg_diff_t);
-    return pull_buffer && pull_headers && diff_msg ? DSM_OK : DSM_ERR_NOMEM;
+    return diff_msg ? DSM_OK : DSM_ERR_NOMEM;
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -413,6 +408,12 @@ static void log_interval(uint32_t seq, const uint32_t *pages, size_t n)
     __atomic_store_n(&iv->seq, seq, __ATOMIC_RELEASE);
     atomic_store_explicit(&log->ranges_total, first + count,
                           memory_order_release);
+    /* what the interval may depend on, before the head that announces it
+     * (a flush reads the head, then the deps: coh_acquire.c) */
+    for (int j = 0; j < coh.size; j++)
+        __atomic_store_n(&log->deps[j], j == coh.rank ? seq : coh.vc[j],
+                         __ATOMIC_RELAXED);
+    atomic_store_explicit(&log->last_seq, seq, memory_order_release);
 }
 
 const coh_range_t *coh_log_ranges(uint32_t seq, size_t *n)
@@ -584,62 +585,4 @@ void coh_invalidate_all(void)
     dsm_log(DSM_LOG_INFO, "write notices were lost (log overflow): "
             "invalidating every cached page");
     coh_invalidate_ranges(&all, 1);
-}
-
-/* Read ring elements [first, first+count) of an array at remote offset. */
-static void get_ring(int creator, uint64_t base_offset, size_t elem,
-                     uint64_t ring, uint64_t first, uint64_t count, void *out)
-{
-    uint64_t start = first % ring;
-    uint64_t n1 = count < ring - start ? count : ring - start;
-    dsm_status_t st = dsm_tp_get(creator, DSM_TP_SEG_CONTROL,
-                                 base_offset + start * elem, out, n1 * elem);
-    if (st == DSM_OK && n1 < count)
-        st = dsm_tp_get(creator, DSM_TP_SEG_CONTROL, base_offset,
-                        (char *)out + n1 * elem, (count - n1) * elem);
-    if (st != DSM_OK)
-        dsm_fatal("reading write notices of node %d: %s", creator,
-                  dsm_status_string(st));
-}
-
-void coh_pull_records(int creator, uint32_t from, uint32_t to)
-{
-    if (to <= from)
-        return;
-    uint64_t nint = to - from;
-    if (nint > COH_LOG_INTERVALS) {
-        coh_invalidate_all();
-        return;
-    }
-    get_ring(creator, offsetof(coh_log_t, iv), sizeof(coh_log_interval_t),
-             COH_LOG_INTERVALS, (uint64_t)from + 1, nint, pull_headers);
-    for (uint64_t k = 0; k < nint; k++)
-        if (pull_headers[k].seq != from + 1 + k ||
-            (k && pull_headers[k].first !=
-                      pull_headers[k - 1].first + pull_headers[k - 1].count)) {
-            coh_invalidate_all();
-            return;
-        }
-    uint64_t first = pull_headers[0].first;
-    uint64_t count = pull_headers[nint - 1].first +
-                     pull_headers[nint - 1].count - first;
-    if (count > COH_LOG_RANGES) {
-        coh_invalidate_all();
-        return;
-    }
-    get_ring(creator, offsetof(coh_log_t, ranges), sizeof(coh_range_t),
-             COH_LOG_RANGES, first, count, pull_buffer);
-    /* the ranges were not overwritten while we read them? */
-    uint64_t total;
-    dsm_status_t st = dsm_tp_get(creator, DSM_TP_SEG_CONTROL,
-                                 offsetof(coh_log_t, ranges_total), &total,
-                                 sizeof total);
-    if (st != DSM_OK)
-        dsm_fatal("reading write notices of node %d: %s", creator,
-                  dsm_status_string(st));
-    if (total - first > COH_LOG_RANGES) {
-        coh_invalidate_all();
-        return;
-    }
-    coh_invalidate_ranges(pull_buffer, count);
 }

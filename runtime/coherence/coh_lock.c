@@ -244,11 +244,7 @@ static dsm_status_t acquire(dsm_lock_t *lock, uint32_t flags)
     if (!slot->status)
         return DSM_ERR_BUSY;
     coh_protocol_lock();
-    for (int j = 0; j < coh.size; j++)
-        if (j != coh.rank && slot->vc[j] > coh.vc[j]) {
-            coh_pull_records(j, coh.vc[j], slot->vc[j]);
-            coh.vc[j] = slot->vc[j];
-        }
+    coh_acquire_upto(slot->vc);
     coh_protocol_unlock();
     COH_STAT_ADD(lock_acquires, 1);
     dsm_activity_lock(lock->opaque, +1);

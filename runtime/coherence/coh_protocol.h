@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "coh_msg.h"
+#include "coh_state.h"
 #include "dsm.h"
 
 /* The published log of this node's intervals lives in the CONTROL transport
@@ -29,7 +30,11 @@ typedef struct coh_log_interval {
 
 typedef struct coh_log {
     _Atomic uint64_t ranges_total;       /* ranges ever written */
-    uint64_t pad[7];
+    _Atomic uint64_t last_seq;           /* the last interval published */
+    uint64_t pad[6];
+    /* the vector time of the last interval published: the intervals of
+     * other nodes it may depend on (written before last_seq) */
+    uint32_t deps[COH_MAX_NODES];
     coh_log_interval_t iv[COH_LOG_INTERVALS];
     coh_range_t ranges[COH_LOG_RANGES];
 } coh_log_t;
@@ -84,9 +89,21 @@ void coh_refresh_dropped(size_t index);
 size_t coh_refresh_select(size_t first, size_t n);
 void coh_refresh_copy(size_t first, size_t n);
 
-/* Read interval records (from, to] of creator from its published log and
- * invalidate what they name.  Protocol mutex. */
-void coh_pull_records(int creator, uint32_t from, uint32_t to);
+/* The acquire side (coh_acquire.c), protocol mutex held:
+ * coh_acquire_records applies pushed write-notice records (a departure,
+ * a handoff; coh_wire.h layout), skipping those already held, by
+ * refreshing (refresh: where every other thread of the node waits) or
+ * invalidating; the caller then merges the sender's vector time with
+ * coh_acquire_vc.  coh_acquire_upto pulls from their creators' logs the
+ * intervals up to target[] (a vector time: a lock's, say) and advances
+ * the vector time to it.  coh_acquire_all does it for every interval any
+ * node has published (a flush). */
+dsm_status_t coh_acquire_setup(void);
+void coh_acquire_records(const unsigned char *records, uint32_t nrecords,
+                         int refresh);
+void coh_acquire_vc(const uint32_t *vc);
+void coh_acquire_upto(const uint32_t *target);
+void coh_acquire_all(void);
 
 /* Own log access: the ranges of interval seq, or NULL when it was
  * overwritten. */

@@ -15,7 +15,8 @@ typedef struct coh_stats {
     _Atomic uint64_t read_faults, write_faults, pages_fetched, twins,
         diffs_sent, diff_bytes_sent, diff_bytes_applied, write_notices_sent,
         write_notices_received, invalidations, barriers, lock_acquires,
-        pages_migrated, eager_pages, refreshes, direct_pages, protocol_ns;
+        pages_migrated, eager_pages, refreshes, direct_pages, flush_acquires,
+        protocol_ns;
 } coh_stats_t;
 
 extern coh_stats_t coh_stats;

@@ -53,6 +53,14 @@ void dsm_coh_main_stack(void **lo, size_t *len);
 dsm_status_t dsm_coh_control_reserve(size_t bytes, uint64_t *offset,
                                      void **local);
 
+/* What dsm_coh_sync does: RELEASE closes this node's interval (its writes
+ * reach their homes, its notice is published); ACQUIRE reads the notices
+ * every node has published and drops the copies they make stale.  Both
+ * together are a flush (dsm_flush, OpenMP's flush without a list). */
+#define DSM_COH_RELEASE 1u
+#define DSM_COH_ACQUIRE 2u
+dsm_status_t dsm_coh_sync(unsigned what);
+
 /* A lock handle for a key; the same key gives the same lock on every node.
  * Distinct keys may share a lock (correct, only less concurrent). */
 dsm_lock_t dsm_coh_lock_named(uint64_t key);
