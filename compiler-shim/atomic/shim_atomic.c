@@ -197,19 +197,25 @@ static uint64_t word_load(void *addr, size_t size, int order)
 {
     if (shim_atomic_native(addr))
         return native_load(addr, size, order);
-    if (shim_atomic_is_word(addr, size))
-        return shim_atomic_coh(addr, size, DSM_ATOMIC_LOAD, 0, 0);
-    unsigned char value[8];
-    shim_atomic_locked_read(addr, size, value);
-    return shim_atomic_bytes_get(value, size);
+    uint64_t v;
+    if (shim_atomic_is_word(addr, size)) {
+        v = shim_atomic_coh(addr, size, DSM_ATOMIC_LOAD, 0, 0);
+    } else {
+        unsigned char value[8];
+        shim_atomic_locked_read(addr, size, value);
+        v = shim_atomic_bytes_get(value, size);
+    }
+    shim_atomic_after_load(addr, v, order);
+    return v;
 }
 
 /* The first expected value of a compare-exchange loop: any value the word
- * held will do (atomic_abi.h). */
+ * held will do (atomic_abi.h), and the loop's compare-exchange carries the
+ * operation's order. */
 static uint64_t word_load_seed(void *addr, size_t size, int order)
 {
     if (shim_atomic_native(addr) || !shim_atomic_is_word(addr, size))
-        return word_load(addr, size, order);
+        return word_load(addr, size, __ATOMIC_RELAXED);
     uint64_t value;
     dsm_status_t st = dsm_coh_atomic_seed(addr, (unsigned)size, &value);
     if (st != DSM_OK)
@@ -222,7 +228,10 @@ static void word_store(void *addr, size_t size, uint64_t value, int order)
 {
     if (shim_atomic_native(addr)) {
         native_store(addr, size, value, order);
-    } else if (shim_atomic_is_word(addr, size)) {
+        return;
+    }
+    shim_atomic_before_store();
+    if (shim_atomic_is_word(addr, size)) {
         shim_atomic_coh(addr, size, DSM_ATOMIC_STORE, value, 0);
     } else {
         unsigned char bytes[8];
@@ -236,9 +245,13 @@ static uint64_t word_rmw(void *addr, size_t size, uint64_t operand, int op,
 {
     if (shim_atomic_native(addr))
         return native_rmw(addr, size, operand, op, order);
-    if (shim_atomic_is_word(addr, size))
-        return shim_atomic_coh(addr, size, shim_atomic_coh_op(op), operand, 0);
-    return locked_rmw(addr, size, operand, op);
+    shim_atomic_before_rmw(order);
+    uint64_t old = shim_atomic_is_word(addr, size)
+                       ? shim_atomic_coh(addr, size, shim_atomic_coh_op(op),
+                                         operand, 0)
+                       : locked_rmw(addr, size, operand, op);
+    shim_atomic_after_rmw(order);
+    return old;
 }
 
 static uint64_t word_cmpxchg(void *addr, size_t size, uint64_t expected,
@@ -246,9 +259,13 @@ static uint64_t word_cmpxchg(void *addr, size_t size, uint64_t expected,
 {
     if (shim_atomic_native(addr))
         return native_cmpxchg(addr, size, expected, desired, success, failure);
-    if (shim_atomic_is_word(addr, size))
-        return shim_atomic_coh(addr, size, DSM_ATOMIC_CAS, desired, expected);
-    return locked_cmpxchg(addr, size, expected, desired);
+    shim_atomic_before_rmw(success);
+    uint64_t old = shim_atomic_is_word(addr, size)
+                       ? shim_atomic_coh(addr, size, DSM_ATOMIC_CAS, desired,
+                                         expected)
+                       : locked_cmpxchg(addr, size, expected, desired);
+    shim_atomic_after_rmw(old == expected ? success : failure);
+    return old;
 }
 
 /* ---- exported entries ----------------------------------------------------- */

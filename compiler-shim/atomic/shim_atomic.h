@@ -63,6 +63,19 @@ uint64_t shim_atomic_coh(void *addr, size_t size, dsm_coh_atomic_op_t op,
 /* The dsm_coh_atomic operation for a dsm_rmw_op. */
 dsm_coh_atomic_op_t shim_atomic_coh_op(int op);
 
+/* What the operation implies for the rest of memory across nodes
+ * (shim_atomic_order.c): releases before stores and before
+ * read-modify-writes of release order or stronger, acquires after loads
+ * and read-modify-writes of acquire order or stronger, and after relaxed
+ * loads that return a value this thread did not see there last. */
+void shim_atomic_before_store(void);
+void shim_atomic_before_rmw(int order);
+void shim_atomic_after_rmw(int order);
+void shim_atomic_after_load(const void *addr, uint64_t value, int order);
+/* The same for an object of size bytes (any size) read into bytes. */
+void shim_atomic_after_load_bytes(const void *addr, const void *bytes,
+                                  size_t size, int order);
+
 /* The locked path, for sharable objects that are not words: exclusive
  * under a cluster lock named by the object's address, the bytes read from
  * and written to the home's copy (shim_atomic_locked.c).  _fetch takes

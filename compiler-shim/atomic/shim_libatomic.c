@@ -60,19 +60,22 @@ LIBATOMIC_SIZED(8, uint64_t)
 LIBATOMIC_SIZED(16, u128)
 
 /* ---- sharable objects, as bytes ------------------------------------------
- * Words in one dsm_coh_atomic, the rest on the locked path. */
+ * Words in one dsm_coh_atomic, the rest on the locked path; the orders'
+ * releases and acquires as for the word entries (shim_atomic_order.c). */
 
-static void sharable_load(void *obj, size_t size, void *out)
+static void sharable_load(void *obj, size_t size, void *out, int order)
 {
     if (shim_atomic_is_word(obj, size))
         shim_atomic_bytes_put(out, size,
                               shim_atomic_coh(obj, size, DSM_ATOMIC_LOAD, 0, 0));
     else
         shim_atomic_locked_read(obj, size, out);
+    shim_atomic_after_load_bytes(obj, out, size, order);
 }
 
 static void sharable_store(void *obj, size_t size, const void *in)
 {
+    shim_atomic_before_store();
     if (shim_atomic_is_word(obj, size))
         shim_atomic_coh(obj, size, DSM_ATOMIC_STORE,
                         shim_atomic_bytes_get(in, size), 0);
@@ -82,8 +85,9 @@ static void sharable_store(void *obj, size_t size, const void *in)
 
 /* in and out may be the same buffer. */
 static void sharable_exchange(void *obj, size_t size, const void *in,
-                              void *out)
+                              void *out, int order)
 {
+    shim_atomic_before_rmw(order);
     if (shim_atomic_is_word(obj, size))
         shim_atomic_bytes_put(out, size,
                               shim_atomic_coh(obj, size, DSM_ATOMIC_XCHG,
@@ -91,11 +95,12 @@ static void sharable_exchange(void *obj, size_t size, const void *in,
                                               0));
     else
         shim_atomic_locked_exchange(obj, size, in, out);
+    shim_atomic_after_rmw(order);
 }
 
 /* libatomic's contract: on failure *expected receives the current value. */
-static bool sharable_compare_exchange(void *obj, size_t size, void *expected,
-                                      const void *desired)
+static bool compare_exchange_once(void *obj, size_t size, void *expected,
+                                  const void *desired)
 {
     if (!shim_atomic_is_word(obj, size))
         return shim_atomic_locked_compare_exchange(obj, size, expected,
@@ -109,10 +114,21 @@ static bool sharable_compare_exchange(void *obj, size_t size, void *expected,
     return false;
 }
 
+static bool sharable_compare_exchange(void *obj, size_t size, void *expected,
+                                      const void *desired, int success,
+                                      int failure)
+{
+    shim_atomic_before_rmw(success);
+    bool done = compare_exchange_once(obj, size, expected, desired);
+    shim_atomic_after_rmw(done ? success : failure);
+    return done;
+}
+
 /* fetch_OP for sizes 1, 2, 4, 8 and 16: *old receives the previous value. */
 static void sharable_fetch(void *obj, size_t size, int op, const void *operand,
-                           void *old)
+                           void *old, int order)
 {
+    shim_atomic_before_rmw(order);
     if (shim_atomic_is_word(obj, size))
         shim_atomic_bytes_put(old, size,
                               shim_atomic_coh(obj, size, shim_atomic_coh_op(op),
@@ -121,6 +137,7 @@ static void sharable_fetch(void *obj, size_t size, int op, const void *operand,
                                               0));
     else
         shim_atomic_locked_fetch(obj, size, op, operand, old);
+    shim_atomic_after_rmw(order);
 }
 
 /* ---- generic entries ------------------------------------------------------ */
@@ -141,7 +158,7 @@ void __dsm_libatomic_load(size_t size, void *src, void *dest, int order)
     if (shim_atomic_native(src))
         libatomic_load(size, src, dest, order);
     else
-        sharable_load(src, size, dest);
+        sharable_load(src, size, dest, order);
 }
 
 void __dsm_libatomic_store(size_t size, void *dest, void *src, int order)
@@ -158,7 +175,7 @@ void __dsm_libatomic_exchange(size_t size, void *obj, void *val, void *old,
     if (shim_atomic_native(obj))
         libatomic_exchange(size, obj, val, old, order);
     else
-        sharable_exchange(obj, size, val, old);
+        sharable_exchange(obj, size, val, old, order);
 }
 
 bool __dsm_libatomic_compare_exchange(size_t size, void *obj, void *expected,
@@ -167,7 +184,8 @@ bool __dsm_libatomic_compare_exchange(size_t size, void *obj, void *expected,
     if (shim_atomic_native(obj))
         return libatomic_compare_exchange(size, obj, expected, desired,
                                           success, failure);
-    return sharable_compare_exchange(obj, size, expected, desired);
+    return sharable_compare_exchange(obj, size, expected, desired, success,
+                                     failure);
 }
 
 /* ---- sized entries --------------------------------------------------------- */
@@ -177,10 +195,10 @@ bool __dsm_libatomic_compare_exchange(size_t size, void *obj, void *expected,
                                                       int order);             \
     T __dsm_libatomic_##NAME##_##N(void *obj, T val, int order)               \
     {                                                                         \
-        if (shim_atomic_native(obj))                                            \
+        if (shim_atomic_native(obj))                                          \
             return libatomic_##NAME##_##N(obj, val, order);                   \
         T old;                                                                \
-        sharable_fetch(obj, N, OP, &val, &old);                               \
+        sharable_fetch(obj, N, OP, &val, &old, order);                        \
         return old;                                                           \
     }
 
@@ -194,35 +212,36 @@ bool __dsm_libatomic_compare_exchange(size_t size, void *obj, void *expected,
         void *obj, void *expected, T desired, int success, int failure);      \
     T __dsm_libatomic_load_##N(void *obj, int order)                          \
     {                                                                         \
-        if (shim_atomic_native(obj))                                            \
+        if (shim_atomic_native(obj))                                          \
             return libatomic_load_##N(obj, order);                            \
         T val;                                                                \
-        sharable_load(obj, N, &val);                                          \
+        sharable_load(obj, N, &val, order);                                   \
         return val;                                                           \
     }                                                                         \
     void __dsm_libatomic_store_##N(void *obj, T val, int order)               \
     {                                                                         \
-        if (shim_atomic_native(obj))                                            \
+        if (shim_atomic_native(obj))                                          \
             libatomic_store_##N(obj, val, order);                             \
         else                                                                  \
             sharable_store(obj, N, &val);                                     \
     }                                                                         \
     T __dsm_libatomic_exchange_##N(void *obj, T val, int order)               \
     {                                                                         \
-        if (shim_atomic_native(obj))                                            \
+        if (shim_atomic_native(obj))                                          \
             return libatomic_exchange_##N(obj, val, order);                   \
         T old;                                                                \
-        sharable_exchange(obj, N, &val, &old);                                \
+        sharable_exchange(obj, N, &val, &old, order);                         \
         return old;                                                           \
     }                                                                         \
     bool __dsm_libatomic_compare_exchange_##N(void *obj, void *expected,      \
                                               T desired, int success,         \
                                               int failure)                    \
     {                                                                         \
-        if (shim_atomic_native(obj))                                            \
+        if (shim_atomic_native(obj))                                          \
             return libatomic_compare_exchange_##N(obj, expected, desired,     \
                                                   success, failure);          \
-        return sharable_compare_exchange(obj, N, expected, &desired);         \
+        return sharable_compare_exchange(obj, N, expected, &desired, success, \
+                                         failure);                            \
     }                                                                         \
     TWIN_FETCH(N, T, fetch_add, DSM_RMW_ADD)                                  \
     TWIN_FETCH(N, T, fetch_sub, DSM_RMW_SUB)                                  \
