@@ -21,7 +21,9 @@
  */
 #include <string.h>
 
+#include "base_config.h"
 #include "base_log.h"
+#include "coh_check.h"
 #include "coh_protocol.h"
 #include "coh_state.h"
 #include "coh_wire.h"
@@ -205,6 +207,7 @@ static dsm_status_t atomic_body(void *addr, unsigned size,
         return DSM_ERR_INVALID;
     coh_page_lock((size_t)idx);
     dsm_status_t st = atomic_locked(idx, a, size, op, operand, expected, old);
+    coh_check_page((size_t)idx, "an atomic");
     coh_page_unlock((size_t)idx);
     return st;
 }
@@ -455,6 +458,12 @@ dsm_status_t dsm_coh_atomic(void *addr, unsigned size, dsm_coh_atomic_op_t op,
                             uint64_t operand, uint64_t expected,
                             uint64_t *old)
 {
+    /* Without a progress thread only threads inside the runtime serve
+     * messages, and a thread spinning on an atomic read may be the only
+     * one the node has: served here, a releaser on another node waiting
+     * for this node's acknowledgement (an atomic write's release) ends. */
+    if (!dsm_config()->progress_thread)
+        dsm_tp_progress();
     atomic_call_t c = {addr, size, op, operand, expected, 0, DSM_OK};
     dsm_sys_on_rtstack(atomic_call, &c);
     if (c.status == DSM_OK)
