@@ -3,7 +3,8 @@
 #   1. the normal build (./build, or DSM_BUILDDIR): every suite, the
 #      libFuzzer harnesses (suite 'fuzz') included;
 #   2. an AddressSanitizer + UndefinedBehaviorSanitizer build (./build-asan,
-#      or TEST_ASAN_BUILDDIR): every suite again, the fuzzers left out (they
+#      or TEST_ASAN_BUILDDIR) with the protocol's invariant checks compiled
+#      in (-Dinvariants=true): every suite again, the fuzzers left out (they
 #      carry both sanitizers in either build).
 # TEST_SANITIZE=0 skips the second run (a quicker local check; CI runs
 # both).  Extra arguments go to both `meson test` runs (--suite X, names).
@@ -46,7 +47,9 @@ if [ "${TEST_SANITIZE:-1}" != 0 ]; then
   # undefined; the executable that loads it provides them.
   if [ ! -f "$asandir/build.ninja" ]; then
     CC=clang meson setup "$asandir" -Db_sanitize=address,undefined \
-      -Db_lundef=false -Dfuzzers=disabled
+      -Db_lundef=false -Dfuzzers=disabled -Dinvariants=true
+  else
+    meson configure "$asandir" -Dinvariants=true
   fi
   start=$SECONDS
   meson compile -C "$asandir"

@@ -96,6 +96,31 @@ char *dsm_utoa(unsigned long long v, int base, char buf[32])
     return p;
 }
 
+static size_t append(char *buf, size_t len, size_t cap, const char *s)
+{
+    while (*s && len < cap)
+        buf[len++] = *s++;
+    return len;
+}
+
+void dsm_invariant_failed(const char *check, const char *context)
+{
+    char line[512];
+    size_t cap = sizeof line - 1, len = 0;
+    len = append(line, len, cap, log_prefix);
+    len = append(line, len, cap, ": invariant violated: ");
+    len = append(line, len, cap, check);
+    if (context) {
+        len = append(line, len, cap, " (");
+        len = append(line, len, cap, context);
+        len = append(line, len, cap, ")");
+    }
+    line[len++] = '\n';
+    ssize_t unused = write(STDERR_FILENO, line, len);
+    (void)unused;
+    abort();
+}
+
 void dsm_log_sigsafe(const char *a, const char *b)
 {
     ssize_t unused;

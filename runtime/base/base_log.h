@@ -46,6 +46,24 @@ char *dsm_utoa(unsigned long long v, int base, char buf[32]);
                       __LINE__);                                              \
     } while (0)
 
+/* Invariant checks, compiled in by meson's -Dinvariants=true (test builds)
+ * and out of every other build.  A failed check writes one line naming the
+ * check and the caller's context, then ends the process with SIGABRT (a
+ * core for gdb).  Async-signal-safe: usable in the fault handler. */
+__attribute__((noreturn)) void dsm_invariant_failed(const char *check,
+                                                    const char *context);
+#ifdef DSM_INVARIANTS
+#define DSM_INVARIANTS_ON 1
+#define DSM_INVARIANT(cond, context)                                          \
+    do {                                                                      \
+        if (__builtin_expect(!(cond), 0))                                     \
+            dsm_invariant_failed(#cond, context);                             \
+    } while (0)
+#else
+#define DSM_INVARIANTS_ON 0
+#define DSM_INVARIANT(cond, context) ((void)sizeof(!(cond)), (void)(context))
+#endif
+
 #define dsm_debug(...)                                                        \
     do {                                                                      \
         if (__builtin_expect(dsm_log_level() >= DSM_LOG_DEBUG, 0))            \

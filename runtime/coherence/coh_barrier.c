@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "base_log.h"
+#include "coh_check.h"
 #include "coh_protocol.h"
 #include "coh_state.h"
 #include "coh_stats.h"
@@ -330,6 +331,7 @@ void coh_barrier_global(void)
     epoch++;
     apply_moves(&d);
     COH_STAT_ADD(barriers, 1);
+    coh_check_table("a barrier's end");
     coh_protocol_unlock();
 }
 
@@ -369,6 +371,7 @@ static void join_body(void *arg)
         departure_due = 1;
     }
     COH_STAT_ADD(barriers, 1);
+    coh_check_table("a join");
     coh_protocol_unlock();
 }
 

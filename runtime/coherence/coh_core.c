@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base_log.h"
+#include "coh_check.h"
 #include "coh_protocol.h"
 #include "coh_state.h"
 
@@ -113,6 +114,7 @@ static void change_view(size_t index, size_t n, int prot, int remap)
                             dsm_utoa((unsigned)errno, 10, buf));
             _exit(DSM_EXIT_FATAL);
         }
+        coh_check_prot(index, in_window, prot);
         index += in_window;
         n -= in_window;
     }

@@ -14,6 +14,7 @@
 #include "base_config.h"
 #include "base_log.h"
 #include "base_time.h"
+#include "coh_check.h"
 #include "coh_protocol.h"
 #include "coh_state.h"
 #include "coh_stats.h"
@@ -199,6 +200,7 @@ static void map_direct(size_t index, size_t run, int home)
                         "mapping a home's pages failed");
         return;
     }
+    coh_check_prot(index, run, DSM_PROT_READ);
     for (size_t k = 0; k < run; k++) {
         coh_page_t *pg = &coh.pages[index + k];
         atomic_fetch_or_explicit(&pg->flags, PF_DIRECT, memory_order_relaxed);
@@ -302,8 +304,10 @@ int coh_fault_handler(uintptr_t addr, int access)
         !(flags & PF_REGISTERED) && direct_read_ok(pg->home)) {
         size_t run = lock_direct_run(index, pg->home);
         map_direct(index, run, pg->home);   /* refused: the retry copies */
-        for (size_t k = 1; k < run; k++)
+        for (size_t k = 1; k < run; k++) {
+            coh_check_page(index + k, "a direct read fault");
             coh_page_unlock(index + k);
+        }
     } else if (state == PS_INVALID && !home_page) {
         ahead_stream_t *stream = read_ahead_stream(index, pg->home);
         if (!(flags & PF_REGISTERED))
@@ -324,8 +328,10 @@ int coh_fault_handler(uintptr_t addr, int access)
                 atomic_store_explicit(&coh.pages[index + k].state,
                                       PS_READONLY, memory_order_release);
             coh_protect(index + 1, run - 1, DSM_PROT_READ);
-            for (size_t k = 1; k < run; k++)
+            for (size_t k = 1; k < run; k++) {
+                coh_check_page(index + k, "a read-ahead");
                 coh_page_unlock(index + k);
+            }
         }
         if (access == DSM_FAULT_WRITE) {
             make_writable(index, pg, 0);
@@ -341,6 +347,7 @@ int coh_fault_handler(uintptr_t addr, int access)
         make_writable(index, pg, home_page);
     }
     /* anything else: another thread resolved the fault first; retry */
+    coh_check_page(index, "a page fault");
     coh_page_unlock(index);
     COH_STAT_ADD(protocol_ns, dsm_now_ns() - t0);
     return 1;
@@ -382,6 +389,7 @@ static void on_share_req(int src, const void *payload, size_t len, void *arg)
          * write made before the protection change is in the copy the
          * requester reads after our answer */
         atomic_store(&pg->state, PS_READONLY);
+        coh_check_touch(i);
         run++;
     }
     if (run)

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "base_log.h"
+#include "coh_check.h"
 #include "coh_protocol.h"
 #include "coh_state.h"
 #include "coh_stats.h"
@@ -183,7 +184,8 @@ static dsm_status_t setup_space(const dsm_coh_init_args_t *args)
     coh.dirty_spare = coh_table_alloc(sizeof(uint32_t) * coh.npages);
     coh.slots = coh_table_alloc(sizeof(coh_slot_t) * COH_MAX_SLOTS);
     if (!coh.pages || !coh.page_locks || !coh.twins || !coh.dirty ||
-        !coh.dirty_spare || !coh.slots || control_ensure() != DSM_OK)
+        !coh.dirty_spare || !coh.slots || control_ensure() != DSM_OK ||
+        coh_check_setup() != DSM_OK)
         return DSM_ERR_NOMEM;
     /* one slot per page of the whole space, nearly all never touched: a
      * core dump would walk all of it (seconds) for a few twins */

@@ -17,6 +17,7 @@
 
 #include "base_log.h"
 #include "base_time.h"
+#include "coh_check.h"
 #include "coh_diff.h"
 #include "coh_protocol.h"
 #include "coh_state.h"
@@ -36,10 +37,12 @@ static void lock_chunk(size_t first, size_t n)
         coh_page_lock(first + i);
 }
 
-static void unlock_chunk(size_t first, size_t n)
+static void unlock_chunk(size_t first, size_t n, const char *where)
 {
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
+        coh_check_page(first + i, where);
         coh_page_unlock(first + i);
+    }
 }
 
 /* ---- diffs to homes ----------------------------------------------------
@@ -370,7 +373,7 @@ static void release_chunk(size_t first, size_t n, uint32_t seq,
             send_diff(first + i, pg);
         atomic_store_explicit(&pg->state, PS_READONLY, memory_order_release);
     }
-    unlock_chunk(first, n);
+    unlock_chunk(first, n, "a release");
 }
 
 /* Append the ranges of a sorted page list to the published log as interval
@@ -414,6 +417,7 @@ static void log_interval(uint32_t seq, const uint32_t *pages, size_t n)
         __atomic_store_n(&log->deps[j], j == coh.rank ? seq : coh.vc[j],
                          __ATOMIC_RELAXED);
     atomic_store_explicit(&log->last_seq, seq, memory_order_release);
+    coh_check_log(seq);
 }
 
 const coh_range_t *coh_log_ranges(uint32_t seq, size_t *n)
@@ -468,6 +472,7 @@ uint32_t coh_release_before_arrival(int quiescent)
 
 static uint32_t release(int node0_follows, int quiescent)
 {
+    coh_check_dirty("a release");
     coh_spin_lock(&coh.dirty_lock);
     uint32_t *pages = coh.dirty;
     size_t n = coh.ndirty;
@@ -545,7 +550,7 @@ static size_t invalidate_chunk(size_t first, size_t n, int refresh)
         diff_complete();
     if (kept)
         coh_refresh_copy(first, n);
-    unlock_chunk(first, n);
+    unlock_chunk(first, n, "an acquire");
     return dropped;
 }
 

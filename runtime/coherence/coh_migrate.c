@@ -20,6 +20,7 @@
 
 #include "base_config.h"
 #include "base_log.h"
+#include "coh_check.h"
 #include "coh_protocol.h"
 #include "coh_state.h"
 #include "coh_stats.h"
@@ -181,6 +182,8 @@ static void move_chunk(size_t first, size_t count, int home)
     }
     /* private at the new home, absent everywhere else */
     coh_protect(first, count, home == coh.rank ? DSM_PROT_RW : DSM_PROT_NONE);
+    for (size_t p = first; p < first + count; p++)
+        coh_check_page(p, "a home move");
     COH_STAT_ADD(pages_migrated, gained);
     COH_STAT_ADD(pages_fetched, fetched);
 }
