@@ -168,14 +168,14 @@ static void move_chunk(size_t first, size_t count, int home)
             }
             atomic_fetch_and(&pg->flags,
                              (uint8_t)~(PF_SHARED | PF_REGISTERED | PF_TWIN |
-                                        PF_EAGER));
+                                        PF_EAGER | PF_DIRTY));
             atomic_fetch_or(&pg->flags, PF_HOME);
             atomic_store(&pg->state, PS_WRITABLE);
             gained++;
         } else {
             atomic_fetch_and(&pg->flags, (uint8_t)~(PF_HOME | PF_SHARED |
                                                     PF_REGISTERED | PF_TWIN |
-                                                    PF_EAGER));
+                                                    PF_EAGER | PF_DIRTY));
             atomic_store(&pg->state, PS_INVALID);
         }
         pg->home = (uint16_t)home;
@@ -208,6 +208,21 @@ static void finish_round(void)
     }
 }
 
+/* The dirty list after a release holds only eager pages, listed again for
+ * the next interval; a moved page is eager no longer (move_chunk cleared
+ * its flags, PF_DIRTY included): drop it from the list too, or the next
+ * release would write-protect a private home page. */
+static void drop_moved_from_dirty_list(void)
+{
+    coh_spin_lock(&coh.dirty_lock);
+    size_t kept = 0;
+    for (size_t k = 0; k < coh.ndirty; k++)
+        if (atomic_load(&coh.pages[coh.dirty[k]].flags) & PF_DIRTY)
+            coh.dirty[kept++] = coh.dirty[k];
+    coh.ndirty = kept;
+    coh_spin_unlock(&coh.dirty_lock);
+}
+
 void coh_migrate_apply(const char *list, size_t n)
 {
     if (!n)
@@ -230,6 +245,7 @@ void coh_migrate_apply(const char *list, size_t n)
             done += c;
         }
     }
+    drop_moved_from_dirty_list();
     if (coh.size > 1)
         finish_round();
 }
