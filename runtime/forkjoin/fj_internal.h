@@ -325,7 +325,7 @@ int fj_nested_fork(fj_thread_t *self, fj_microtask_t microtask, int argc,
  * every pointer is sharable, else a sharable copy of the list with the
  * thread's TLS variables replaced by their snapshot. */
 size_t fj_tls_static_bytes(void);
-int fj_tls_fork_args(fj_thread_t *self, void **args, int argc,
+int fj_tls_fork_args(fj_thread_t *self, uint64_t *args, int argc,
                      const char *where);
 void *fj_tls_list(fj_thread_t *self, void *list, size_t list_bytes);
 /* Nodes other than 0: wait for regions until node 0 says exit. */

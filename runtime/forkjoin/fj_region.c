@@ -243,14 +243,12 @@ void fj_fork(const char *where, fj_microtask_t microtask, int argc,
     msg.sched_chunk = self->icv.sched.chunk;
     msg.icv_max_active_levels = self->icv.max_active_levels;
     msg.level = self->serial + 1;
-    void *sent[FJ_MAX_ARGS];
-    memcpy(sent, args, (size_t)argc * sizeof *sent);
+    for (int i = 0; i < argc; i++)
+        msg.args[i] = (uint64_t)(uintptr_t)args[i];
     /* copyin's sources in the master's thread-local storage: the other
      * nodes get a sharable snapshot (written before the release below) */
-    if (fj.size > 1)
-        fj_tls_fork_args(self, sent, argc, where);
-    for (int i = 0; i < argc; i++)
-        msg.args[i] = (uint64_t)(uintptr_t)sent[i];
+    int snapshots = fj.size > 1 ? fj_tls_fork_args(self, msg.args, argc,
+                                                   where) : 0;
     size_t len = offsetof(fj_fork_msg_t, args) +
                  (size_t)argc * sizeof(uint64_t);
     /* node 0's serial writes: released here, acquired by each node from
@@ -273,7 +271,7 @@ void fj_fork(const char *where, fj_microtask_t microtask, int argc,
                       where, node, dsm_status_string(st));
     }
     /* node 0's members use the master's own addresses */
-    for (int i = 0; i < argc; i++)
+    for (int i = 0; snapshots && i < argc; i++)
         msg.args[i] = (uint64_t)(uintptr_t)args[i];
 
     /* The master's frames of the region start on the next stack page down:

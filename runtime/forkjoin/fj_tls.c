@@ -221,7 +221,7 @@ static void *publish(fj_thread_t *self, uintptr_t p)
     return self->tls_snapshot + off;
 }
 
-int fj_tls_fork_args(fj_thread_t *self, void **args, int argc,
+int fj_tls_fork_args(fj_thread_t *self, uint64_t *args, int argc,
                      const char *where)
 {
     pthread_once(&tls.once, scan_modules);
@@ -230,7 +230,7 @@ int fj_tls_fork_args(fj_thread_t *self, void **args, int argc,
     int replaced = 0;
     for (int i = 0; i < argc; i++)
         if (in_block(self, (uintptr_t)args[i])) {
-            args[i] = publish(self, (uintptr_t)args[i]);
+            args[i] = (uint64_t)(uintptr_t)publish(self, (uintptr_t)args[i]);
             replaced++;
         }
     if (replaced)
