@@ -1,12 +1,15 @@
 /*
  * fj_internal.h - state shared by the fork-join modules: the node, its
- * view of the current team, each thread's state, the wire format of the
- * fork message and the layout of the CONTROL words.
+ * view of the current team, nested teams inside the node, each thread's
+ * state, the wire format of the fork message and the layout of the
+ * CONTROL words.
  *
  * Layer: forkjoin (internal header; not for the shim).
  * Threads: fj (the node) is written at start-up and by the thread that
- * sets up a region; a team is written by its node's leader before the pool
- * is woken and read by the members; an fj_thread belongs to its thread.
+ * sets up a region; a team is written by its node's leader (a nested
+ * team: by its master) before its members are woken and read by the
+ * members; an fj_thread belongs to its thread (a nested team's master
+ * writes an idle extra thread's assignment before waking it).
  */
 #ifndef FJ_INTERNAL_H
 #define FJ_INTERNAL_H
