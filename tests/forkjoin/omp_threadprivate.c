@@ -19,7 +19,7 @@
 static long counter = 7;
 static double scale = 0.5;
 static double big[BIG];
-static int after_big = 3;          /* a variable behind the array */
+static int after_big;              /* zero: in .tbss, behind the array */
 #pragma omp threadprivate(counter, scale, big, after_big)
 
 static double big_sum(void)
@@ -36,7 +36,7 @@ static void scalars(int nth)
     long initial_ok = 0, kept_ok = 0;
 #pragma omp parallel reduction(+ : initial_ok)
     {
-        initial_ok += counter == 7 && scale == 0.5 && after_big == 3;
+        initial_ok += counter == 7 && scale == 0.5 && after_big == 0;
         counter = 100 + omp_get_thread_num();
         scale = omp_get_thread_num() * 2.0;
     }
