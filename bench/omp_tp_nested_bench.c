@@ -12,11 +12,14 @@
  * Built by dsmcc (omp_tp_nested_bench_dsmomp, run under dsmrun) and by
  * clang -fopenmp (omp_tp_nested_bench_libomp), from this one source.
  *
- * Usage: omp_tp_nested_bench [REGIONS]  (default 200)
+ * Usage: omp_tp_nested_bench [REGIONS [CASE]]  (default 200, every case);
+ * with CASE, that case alone, REGIONS regions once (for DSM_STATS=1: how
+ * many pages a case moves does not depend on the machine's load).
  */
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define BIG 131072                 /* doubles: 1 MiB */
 #define RUNS 5
@@ -110,11 +113,33 @@ static double measure(case_fn fn, int regions)
     return us[RUNS / 2];
 }
 
+static const struct {
+    const char *name;
+    case_fn fn;
+} cases[] = {
+    {"empty", run_empty}, {"copyin_small", run_copyin_small},
+    {"copyin_1mib", run_copyin_big}, {"copyin_1mib_w", run_copyin_big_written},
+    {"nested", run_nested}, {"nested_for", run_nested_for},
+};
+
 int main(int argc, char **argv)
 {
     int regions = argc > 1 ? atoi(argv[1]) : 200;
     if (regions < 1)
         regions = 1;
+    if (argc > 2) {
+        omp_set_max_active_levels(2);
+        for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+            if (!strcmp(argv[2], cases[i].name)) {
+                double t = omp_get_wtime();
+                cases[i].fn(regions);
+                printf("%-14s %9.2f us\n", cases[i].name,
+                       (omp_get_wtime() - t) / regions * 1e6);
+                return 0;
+            }
+        fprintf(stderr, "omp_tp_nested_bench: no case %s\n", argv[2]);
+        return 2;
+    }
     printf("threads %d, %d regions per run, median of %d runs\n",
            omp_get_max_threads(), regions, RUNS);
     printf("empty          %9.2f us\n", measure(run_empty, regions));
