@@ -204,6 +204,7 @@ typedef struct fj_thread {
      * there; the teams this thread forked, by their level */
     fj_team_t *assigned;
     int assigned_num;
+    _Atomic uint32_t idle_asleep;    /* an idle extra thread sleeps */
     fj_team_t *inner[FJ_MAX_LEVELS];
 
     /* threadprivate data across nodes (fj_tls.c): this thread's static TLS

@@ -35,9 +35,12 @@
  * Layer: forkjoin.  fj_nested_fork: a member of a team, from fj_fork.
  * Extra threads run nest_worker.
  */
+#include <linux/futex.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "base_log.h"
 #include "fj_internal.h"
@@ -51,6 +54,35 @@ static struct {
     int created;
 } nest = {PTHREAD_MUTEX_INITIALIZER, {0}, 0, 0};
 
+/* An idle extra thread may sleep for the rest of the job.  fj_wait's
+ * sleepers count would then make every wake-up of the process (each
+ * barrier of the outer team) a system call, so idle extra threads keep
+ * their own flag, which only their waker reads: both sides store, then
+ * read the other's word, sequentially consistent, so one sees the
+ * other. */
+static void idle_wait(fj_thread_t *self, uint32_t seen)
+{
+    for (int i = 0; i < fj.spin; i++) {
+        if (atomic_load_explicit(&self->go, memory_order_acquire) != seen)
+            return;
+        fj_cpu_relax();
+    }
+    while (atomic_load_explicit(&self->go, memory_order_acquire) == seen) {
+        atomic_store(&self->idle_asleep, 1);
+        if (atomic_load(&self->go) == seen)
+            syscall(SYS_futex, &self->go, FUTEX_WAIT_PRIVATE, seen, NULL,
+                    NULL, 0);
+        atomic_store(&self->idle_asleep, 0);
+    }
+}
+
+static void idle_wake(fj_thread_t *t)
+{
+    atomic_fetch_add(&t->go, 1);
+    if (atomic_load(&t->idle_asleep))
+        syscall(SYS_futex, &t->go, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
 static void nest_worker(void *arg)
 {
     fj_thread_t *self = arg;
@@ -58,7 +90,7 @@ static void nest_worker(void *arg)
     for (;;) {
         dsm_activity_saved_t saved;   /* what dsmrun says if the node dies */
         dsm_activity_wait_begin(&saved, "a nested parallel region", -1);
-        fj_wait_change(&self->go, seen);
+        idle_wait(self, seen);
         dsm_activity_end(&saved);
         seen = atomic_load_explicit(&self->go, memory_order_acquire);
         fj_team_t *team = self->assigned;
@@ -154,8 +186,7 @@ int fj_nested_fork(fj_thread_t *self, fj_microtask_t microtask, int argc,
     for (int i = 0; i < got; i++) {
         workers[i]->assigned = team;
         workers[i]->assigned_num = i + 1;
-        atomic_fetch_add_explicit(&workers[i]->go, 1, memory_order_release);
-        fj_wake_all(&workers[i]->go);
+        idle_wake(workers[i]);
     }
     fj_saved_region_t outer;
     fj_region_save(self, &outer);
