@@ -125,6 +125,7 @@ static int take_threads(fj_thread_t **out, int want)
 static void give_back(fj_thread_t **threads, int n)
 {
     pthread_mutex_lock(&nest.lock);
+    DSM_ASSERT(nest.nidle + n <= nest.created);
     for (int i = 0; i < n; i++)
         nest.idle[nest.nidle++] = threads[i];
     pthread_mutex_unlock(&nest.lock);
@@ -149,6 +150,7 @@ static fj_team_t *inner_team(fj_thread_t *self, int level)
 int fj_nested_fork(fj_thread_t *self, fj_microtask_t microtask, int argc,
                    void *const *args, int nthreads)
 {
+    DSM_ASSERT(self->team != NULL);
     int level = fj_level_of(self) + 1;
     if (level >= FJ_MAX_LEVELS)
         return 0;        /* no loop state that deep: serialised */
