@@ -3,8 +3,8 @@
  * locks: team and thread queries, internal control variables, wall clock.
  * Thread numbers are team-wide (every node); omp_get_num_procs counts the
  * processors of every node, assuming nodes alike.  There are no offload
- * devices, one team (no teams construct), no thread binding, and one
- * active level (nested regions run serialised).
+ * devices, one team (no teams construct), no thread binding; nested
+ * active regions get teams inside their node (fj_nested.c).
  *
  * Layer: compiler-shim.  Any application thread, before start-up too
  * (then as one thread on one node).
@@ -44,9 +44,12 @@ SHIM_EXPORT int omp_get_num_procs(void)
 SHIM_EXPORT void omp_set_dynamic(int dynamic) { fj_icv_set_dynamic(dynamic); }
 SHIM_EXPORT int omp_get_dynamic(void) { return fj_icv_dynamic(); }
 
-/* Nested regions always run serialised. */
-SHIM_EXPORT void omp_set_nested(int nested) {}
-SHIM_EXPORT int omp_get_nested(void) { return 0; }
+/* Deprecated: nesting is max-active-levels above one. */
+SHIM_EXPORT void omp_set_nested(int nested) { fj_icv_set_nested(nested); }
+SHIM_EXPORT int omp_get_nested(void)
+{
+    return fj_icv_max_active_levels() > 1;
+}
 
 SHIM_EXPORT void omp_set_max_active_levels(int levels)
 {
@@ -71,7 +74,10 @@ SHIM_EXPORT void omp_get_schedule(omp_sched_t *kind, int *chunk)
     *chunk = c;
 }
 
-SHIM_EXPORT int omp_get_supported_active_levels(void) { return 1; }
+SHIM_EXPORT int omp_get_supported_active_levels(void)
+{
+    return fj_supported_active_levels();
+}
 
 SHIM_EXPORT int omp_get_num_devices(void) { return 0; }
 SHIM_EXPORT int omp_get_default_device(void) { return 0; }

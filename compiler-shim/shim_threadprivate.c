@@ -7,7 +7,8 @@
  *
  * The cache therefore lives in sharable memory too: a header with the
  * variable's initial value, then one pointer per thread of the job,
- * indexed by global thread id.  Node 0's master uses the original
+ * indexed by global thread id (the extra threads of nested teams
+ * included: fj_thread_id_bound).  Node 0's master uses the original
  * variable; every other thread gets a copy in the sharable heap of its own
  * node (reachable from every node, so copyin and copyprivate work across
  * nodes), initialised from the value the variable had when it was first
@@ -52,7 +53,7 @@ static void **create_cache(void *data, size_t size, void ***cache)
     fj_named_lock(cache, "threadprivate cache");
     void **slots = *cache;
     if (!slots) {
-        size_t n = (size_t)fj_total_threads();
+        size_t n = (size_t)fj_thread_id_bound();
         tp_header_t *h = dsm_calloc(1, sizeof *h + n * sizeof(void *));
         void *initial = dsm_malloc(size ? size : 1);
         if (!h || !initial)

@@ -12,7 +12,10 @@
  *   OMP_SCHEDULE      [monotonic:|nonmonotonic:]kind[,chunk]; default static
  *   OMP_DYNAMIC       true|false; default false (teams are never adjusted)
  *   OMP_THREAD_LIMIT  caps the team size; default nodes * DSM_THREADS
- *   OMP_MAX_ACTIVE_LEVELS  accepted; nested regions always run serialised
+ *   OMP_MAX_ACTIVE_LEVELS  active levels allowed (nested regions beyond run
+ *                     serialised); default 1, at most the supported levels
+ *   OMP_NESTED        true: as many active levels as supported (unless
+ *                     OMP_MAX_ACTIVE_LEVELS says); false: 1
  *   OMP_STACKSIZE     size[B|K|M|G] (K when no unit) of each worker's
  *                     sharable stack; default 4M
  *   OMP_WAIT_POLICY   active: spin longer before sleeping (and idle nodes
@@ -153,14 +156,23 @@ dsm_status_t fj_icv_load(int total_threads)
     if ((s = getenv("OMP_SCHEDULE")) && *s &&
         parse_schedule(s, &fj.icv_default.sched))
         return DSM_ERR_INVALID;
-    fj.max_active_levels = 1;
+    int nested = -1;
+    if ((s = getenv("OMP_NESTED")) && *s &&
+        parse_bool("OMP_NESTED", s, &nested))
+        return DSM_ERR_INVALID;
+    fj.icv_default.max_active_levels =
+        nested == 1 ? fj_supported_active_levels() : 1;
     if ((s = getenv("OMP_MAX_ACTIVE_LEVELS")) && *s) {
         if (dsm_parse_int_range(s, 0, INT32_MAX, &v) != DSM_OK) {
             dsm_log(DSM_LOG_ERROR, "OMP_MAX_ACTIVE_LEVELS=%s: expected a "
                     "number", s);
             return DSM_ERR_INVALID;
         }
-        fj.max_active_levels = v < 1 ? (int)v : 1;
+        /* OMP_NESTED=false overrides it, as in libomp */
+        if (nested != 0)
+            fj.icv_default.max_active_levels =
+                v < fj_supported_active_levels() ? (int)v
+                                                 : fj_supported_active_levels();
     }
     fj.worker_stack = DEFAULT_WORKER_STACK;
     if ((s = getenv("OMP_STACKSIZE")) && *s &&
@@ -212,14 +224,27 @@ void fj_icv_set_schedule(int kind, int chunk)
     fj_self()->icv.sched = (fj_sched_t){kind, chunk > 0 ? chunk : 0};
 }
 
-int fj_icv_max_active_levels(void) { return fj.max_active_levels; }
+int fj_icv_max_active_levels(void)
+{
+    return fj_self()->icv.max_active_levels;
+}
 
 void fj_icv_set_max_active_levels(int levels)
 {
-    /* more than one active level is never granted: nested regions run
-     * serialised */
+    int most = fj_supported_active_levels();
     if (levels >= 0)
-        fj.max_active_levels = levels < 1 ? levels : 1;
+        fj_self()->icv.max_active_levels = levels < most ? levels : most;
+}
+
+/* omp_set_nested: true allows every supported level unless more than one
+ * already was, false allows one (as libomp does). */
+void fj_icv_set_nested(int nested)
+{
+    fj_thread_t *self = fj_self();
+    if (!nested)
+        self->icv.max_active_levels = 1;
+    else if (self->icv.max_active_levels < 2)
+        self->icv.max_active_levels = fj_supported_active_levels();
 }
 
 int fj_icv_thread_limit(void) { return thread_limit > 0 ? thread_limit : 1; }

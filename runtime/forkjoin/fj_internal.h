@@ -1,12 +1,15 @@
 /*
  * fj_internal.h - state shared by the fork-join modules: the node, its
- * view of the current team, each thread's state, the wire format of the
- * fork message and the layout of the CONTROL words.
+ * view of the current team, nested teams inside the node, each thread's
+ * state, the wire format of the fork message and the layout of the
+ * CONTROL words.
  *
  * Layer: forkjoin (internal header; not for the shim).
  * Threads: fj (the node) is written at start-up and by the thread that
- * sets up a region; a team is written by its node's leader before the pool
- * is woken and read by the members; an fj_thread belongs to its thread.
+ * sets up a region; a team is written by its node's leader (a nested
+ * team: by its master) before its members are woken and read by the
+ * members; an fj_thread belongs to its thread (a nested team's master
+ * writes an idle extra thread's assignment before waking it).
  */
 #ifndef FJ_INTERNAL_H
 #define FJ_INTERNAL_H
@@ -28,7 +31,8 @@ enum fj_am_id {
 };
 
 #define FJ_LOOP_SLOTS  8     /* dispatch loops that may be open at once */
-#define FJ_MAX_LEVELS  8     /* serialised nesting depth with loop state */
+#define FJ_MAX_LEVELS  8     /* nesting levels with loop state (0: outside
+                                any region) */
 #define FJ_RED_ENTRIES 4     /* reductions a node may combine at once */
 
 typedef struct fj_sched {
@@ -41,6 +45,8 @@ typedef struct fj_icv {
     int nthreads;
     int dynamic;
     fj_sched_t sched;
+    int max_active_levels;   /* regions inside this many active ones are
+                                serialised */
 } fj_icv_t;
 
 /* Bytes of node 0's write notices a FORK carries, at most (more make the
@@ -58,7 +64,11 @@ typedef struct fj_fork_msg {
     int32_t argc;
     int32_t icv_nthreads, icv_dynamic, sched_kind, sched_chunk;
     uint32_t handoff_bytes;
-    uint32_t pad;
+    int32_t level;           /* omp_get_level in the region: 1, more when
+                                node 0's master forks inside serialised
+                                regions */
+    int32_t icv_max_active_levels;
+    int32_t pad;
     uint64_t args[FJ_MAX_ARGS];
 } fj_fork_msg_t;
 
@@ -131,7 +141,8 @@ typedef struct fj_red_entry {
     void *data;              /* the holder's private copies */
 } fj_red_entry_t;
 
-/* One node's view of the current region. */
+/* A team: one node's view of the region spanning the cluster (fj.team),
+ * or a team inside one node (an active nested region, fj_nested.c). */
 typedef struct fj_team {
     uint64_t region;
     fj_microtask_t microtask;
@@ -143,6 +154,19 @@ typedef struct fj_team {
     int local_count;         /* team threads on this node */
     uint64_t loop_base, single_base;
     fj_icv_t icv;
+
+    /* nesting: the team's level (omp_get_level inside it), its active
+     * level, and the team of the thread that forked it (NULL for the
+     * cluster's team) with that thread's number there and its level;
+     * levels between parent_level and level were serialised */
+    int level, active_level;
+    struct fj_team *parent;
+    int parent_level, parent_num;
+    /* the team-wide words: NULL for node 0's CONTROL copy (the cluster's
+     * team), the team's own for a team inside one node (fj_words.c) */
+    fj_control_t *words;
+    /* members of a team inside one node that finished the region */
+    _Atomic uint32_t done;
 
     /* barrier, node-local part */
     _Atomic uint32_t bar_arrived;
@@ -174,7 +198,22 @@ typedef struct fj_thread {
     uint64_t loops, loops_safe, singles, reductions, barriers;
     uint64_t reductions_safe;  /* reductions met before the last barrier */
     fj_icv_t icv;
-    fj_loop_t loop[FJ_MAX_LEVELS];
+    fj_loop_t loop[FJ_MAX_LEVELS];   /* by omp_get_level */
+
+    /* nested teams (fj_nested.c): a worker's next team and its number
+     * there; the teams this thread forked, by their level */
+    fj_team_t *assigned;
+    int assigned_num;
+    _Atomic uint32_t idle_asleep;    /* an idle extra thread sleeps */
+    fj_team_t *inner[FJ_MAX_LEVELS];
+
+    /* threadprivate data across nodes (fj_tls.c): this thread's static TLS
+     * block of the executable (0: not looked up yet), and its sharable
+     * snapshot and pointer list */
+    uintptr_t tls_block;
+    unsigned char *tls_snapshot;
+    void **tls_list;
+    size_t tls_list_cap;
 } fj_thread_t;
 
 /* The node. */
@@ -190,7 +229,6 @@ typedef struct fj_node {
     uint64_t control_off;    /* fj_control_t in the CONTROL segment */
     fj_control_t *control;   /* this node's copy */
     fj_icv_t icv_default;
-    int max_active_levels;
 
     fj_team_t team;
     fj_thread_t **thread;    /* [threads] */
@@ -212,6 +250,11 @@ fj_thread_t *fj_self_or_null(void);
 fj_thread_t *fj_self(void);
 void fj_set_self(fj_thread_t *self);
 fj_thread_t *fj_thread_create(int local);
+
+/* Thread ids (gtid): node * threads + local for the node's threads; the
+ * extra threads of nested teams (at most FJ_NEST_THREADS per node) come
+ * after every node's threads. */
+#define FJ_NEST_THREADS 64
 
 /* Team layout. */
 static inline int fj_layout_count(int nthreads, int nodes, int node)
@@ -235,16 +278,69 @@ static inline int fj_alone(const fj_thread_t *self)
 /* Loop state of the calling thread's current level. */
 fj_loop_t *fj_loop_here(fj_thread_t *self);
 
-/* fj_region.c: set up the node's team from a fork message, run a member,
- * the leader's part of the join, the proxy of a node without members. */
+/* The calling thread's omp_get_level / omp_get_active_level. */
+static inline int fj_level_of(const fj_thread_t *self)
+{
+    return (self->team ? self->team->level : 0) + self->serial;
+}
+
+static inline int fj_active_level_of(const fj_thread_t *self)
+{
+    return self->team ? self->team->active_level : 0;
+}
+
+/* Active levels dsmomp supports: every level has its loop state. */
+#define FJ_SUPPORTED_ACTIVE_LEVELS (FJ_MAX_LEVELS - 1)
+
+/* fj_region.c: set up the node's team from a fork message, run a member
+ * (num: its number in team), the leader's part of the join, the proxy of
+ * a node without members. */
 void fj_team_setup(const fj_fork_msg_t *msg);
-void fj_member_run(fj_thread_t *self, int local);
+void fj_member_run(fj_thread_t *self, fj_team_t *team, int num);
 void fj_leader_region(fj_thread_t *self);
+void fj_call_microtask(fj_microtask_t fn, int32_t *gtid, int32_t *btid,
+                       void *const *args);
+
+/* The per-region state of a thread that forks a nested team, kept while
+ * it runs there (fj_nested.c). */
+typedef struct fj_saved_region {
+    fj_team_t *team;
+    int num, serial;
+    uint64_t loops, loops_safe, singles, reductions, barriers;
+    uint64_t reductions_safe;
+    fj_icv_t icv;
+} fj_saved_region_t;
+void fj_region_save(const fj_thread_t *self, fj_saved_region_t *saved);
+void fj_region_restore(fj_thread_t *self, const fj_saved_region_t *saved);
+
+/* fj_nested.c: an active region inside a region, on the encountering
+ * thread's node.  Returns 0 when no thread could join the team (the
+ * caller then runs the region serialised). */
+int fj_nested_fork(fj_thread_t *self, fj_microtask_t microtask, int argc,
+                   void *const *args, int nthreads);
+
+/* fj_tls.c: threadprivate variables in the executable's thread-local
+ * storage, for members on other nodes.  fj_tls_static_bytes: the static
+ * TLS every thread's stack must leave room for (all modules).
+ * fj_tls_fork_args: node 0's master at a fork; replaces in args[] each
+ * pointer into its TLS (copyin's source) by the same variable in a
+ * sharable snapshot; returns how many it replaced.
+ * fj_tls_list: the single thread of copyprivate; returns list itself when
+ * every pointer is sharable, else a sharable copy of the list with the
+ * thread's TLS variables replaced by their snapshot. */
+size_t fj_tls_static_bytes(void);
+int fj_tls_fork_args(fj_thread_t *self, uint64_t *args, int argc,
+                     const char *where);
+void *fj_tls_list(fj_thread_t *self, void *list, size_t list_bytes);
 /* Nodes other than 0: wait for regions until node 0 says exit. */
 void fj_worker_loop(void *unused);
 
-/* fj_pool.c: the node's pool of worker threads. */
-dsm_status_t fj_pool_start(void);
+/* fj_pool.c: the node's pool of worker threads.  fj_thread_start: start
+ * a runtime thread that runs fn(self) on a sharable stack of its own
+ * (ends the job naming the failed call). */
+void fj_thread_start(fj_thread_t *self, void (*fn)(void *),
+                     const char *what);
+void fj_pool_start(void);
 void fj_pool_wake(void);
 void fj_pool_wait_done(int members);
 

@@ -5,12 +5,23 @@
  * its own futex word between regions.  The node's leader wakes exactly the
  * members of the next region and waits until they have finished it.
  *
+ * Every runtime thread (these, and the extra threads of nested teams)
+ * starts through fj_thread_start.  Its pthread stack only carries it to
+ * its sharable stack, but glibc also places the thread's static TLS block
+ * (every module's thread-local variables, threadprivate arrays included)
+ * inside it, so that stack is sized for both: a fixed 256 KiB would make
+ * pthread_create fail for a program with a large threadprivate array.
+ *
  * Layer: forkjoin.  fj_pool_start: start-up, main thread.  fj_pool_wake
  * and fj_pool_wait_done: the node's leader (node 0's master, or the main
- * thread of another node), after the team is set up.
+ * thread of another node), after the team is set up.  fj_thread_start:
+ * any application thread.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "base_log.h"
 #include "fj_internal.h"
@@ -19,8 +30,13 @@
 #include "fj_wait.h"
 #include "sys_region.h"
 
-/* The pthread stack only carries the thread to its sharable stack. */
+/* What the pthread stack needs besides the static TLS block. */
 #define START_STACK ((size_t)256 << 10)
+
+typedef struct thread_start {
+    fj_thread_t *self;
+    void (*fn)(void *);
+} thread_start_t;
 
 static void pool_loop(void *arg)
 {
@@ -32,7 +48,7 @@ static void pool_loop(void *arg)
         fj_wait_change(&self->go, seen);
         dsm_activity_end(&saved);
         seen = atomic_load_explicit(&self->go, memory_order_acquire);
-        fj_member_run(self, self->local);
+        fj_member_run(self, &fj.team, fj.team.first + self->local);
         uint32_t members = (uint32_t)fj.team.local_count;
         if (atomic_fetch_add_explicit(&fj.pool_done, 1,
                                       memory_order_acq_rel) + 2 == members)
@@ -40,36 +56,66 @@ static void pool_loop(void *arg)
     }
 }
 
-static void *pool_start(void *arg)
+static void *thread_main(void *arg)
 {
-    fj_thread_t *self = arg;
-    fj_set_self(self);
+    thread_start_t start = *(thread_start_t *)arg;
+    free(arg);
+    fj_set_self(start.self);
     if (fj_altstack_thread() != DSM_OK || fj_rtstack_thread() != DSM_OK)
         dsm_fatal("cannot set up a worker's signal and runtime stacks");
     void *stack = dsm_aligned_alloc(DSM_PAGE_SIZE, fj.worker_stack);
     if (!stack)
         dsm_fatal("out of sharable memory for a %zu-byte worker stack "
                   "(OMP_STACKSIZE)", fj.worker_stack);
-    dsm_sys_run_on_stack(stack, fj.worker_stack, pool_loop, self);
+    dsm_sys_run_on_stack(stack, fj.worker_stack, start.fn, start.self);
     return NULL;
 }
 
-dsm_status_t fj_pool_start(void)
+void fj_thread_start(fj_thread_t *self, void (*fn)(void *), const char *what)
 {
+    size_t tls = fj_tls_static_bytes();
+    size_t bytes = START_STACK + tls;
     pthread_attr_t attr;
-    if (pthread_attr_init(&attr) != 0 ||
-        pthread_attr_setstacksize(&attr, START_STACK) != 0 ||
-        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) != 0)
-        return DSM_ERR_IO;
-    for (int i = 1; i < fj.threads; i++) {
-        pthread_t tid;
-        if (pthread_create(&tid, &attr, pool_start, fj.thread[i]) != 0) {
-            pthread_attr_destroy(&attr);
-            return DSM_ERR_IO;
-        }
+    int rc;
+    const char *call = "pthread_attr_init";
+    if ((rc = pthread_attr_init(&attr)) != 0)
+        goto fail;
+    call = "pthread_attr_setstacksize";
+    if ((rc = pthread_attr_setstacksize(&attr, bytes)) != 0)
+        goto fail_attr;
+    call = "pthread_attr_setdetachstate";
+    if ((rc = pthread_attr_setdetachstate(&attr,
+                                          PTHREAD_CREATE_DETACHED)) != 0)
+        goto fail_attr;
+    /* private memory: the caller may run on a sharable stack */
+    call = "malloc";
+    thread_start_t *start = malloc(sizeof *start);
+    if (!start) {
+        rc = ENOMEM;
+        goto fail_attr;
+    }
+    *start = (thread_start_t){self, fn};
+    call = "pthread_create";
+    pthread_t tid;
+    if ((rc = pthread_create(&tid, &attr, thread_main, start)) != 0) {
+        free(start);
+        goto fail_attr;
     }
     pthread_attr_destroy(&attr);
-    return DSM_OK;
+    return;
+fail_attr:
+    pthread_attr_destroy(&attr);
+fail:
+    dsm_fatal("cannot start %s: %s: %s (a %zu-byte thread stack, %zu bytes "
+              "of it for static thread-local storage)", what, call,
+              strerror(rc), bytes, tls);
+}
+
+void fj_pool_start(void)
+{
+    for (int i = 1; i < fj.threads; i++)
+        fj_thread_start(fj.thread[i], pool_loop,
+                        "the node's worker threads (dsmrun -t)");
 }
 
 void fj_pool_wake(void)

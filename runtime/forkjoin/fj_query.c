@@ -18,7 +18,8 @@ static __thread __attribute__((tls_model("initial-exec")))
 /* Before start-up (constructors): a lone thread with default settings. */
 static fj_thread_t boot = {
     .local = 0, .gtid = 0,
-    .icv = {.nthreads = 1, .dynamic = 0, .sched = {FJ_SCHED_STATIC, 0}},
+    .icv = {.nthreads = 1, .dynamic = 0, .sched = {FJ_SCHED_STATIC, 0},
+            .max_active_levels = 1},
 };
 
 fj_thread_t *fj_self_or_null(void) { return self_tls; }
@@ -49,10 +50,11 @@ fj_thread_t *fj_self(void)
 
 fj_loop_t *fj_loop_here(fj_thread_t *self)
 {
-    if (self->serial >= FJ_MAX_LEVELS)
+    int level = fj_level_of(self);
+    if (level >= FJ_MAX_LEVELS)
         dsm_fatal("work-sharing loop in a region nested %d levels deep: "
-                  "dsmomp supports %d", self->serial + 1, FJ_MAX_LEVELS);
-    return &self->loop[self->serial];
+                  "dsmomp supports %d", level, FJ_MAX_LEVELS - 1);
+    return &self->loop[level];
 }
 
 int fj_started(void) { return fj.started; }
@@ -74,44 +76,69 @@ int fj_num_threads(void)
     return fj_alone(self) ? 1 : self->team->nthreads;
 }
 
-int fj_level(void)
-{
-    fj_thread_t *self = fj_self();
-    return (self->team != NULL) + self->serial;
-}
+int fj_level(void) { return fj_level_of(fj_self()); }
 
-int fj_active_level(void) { return fj_self()->team != NULL; }
+int fj_active_level(void) { return fj_active_level_of(fj_self()); }
+
+/* The team that was active at `level` (1 .. the thread's level) and the
+ * thread's ancestor's number in it; NULL at a serialised level. */
+static const fj_team_t *team_at(const fj_thread_t *self, int level,
+                                int *num)
+{
+    const fj_team_t *team = self->team;
+    int n = self->num;
+    while (team && level < team->level) {
+        if (level > team->parent_level)
+            return NULL;              /* serialised between the two */
+        n = team->parent_num;
+        team = team->parent;
+    }
+    if (!team || level > team->level)
+        return NULL;                  /* serialised inside the team */
+    *num = n;
+    return team;
+}
 
 int fj_ancestor_thread_num(int level)
 {
     fj_thread_t *self = fj_self();
-    if (level < 0 || level > fj_level())
+    if (level < 0 || level > fj_level_of(self))
         return -1;
-    if (self->team && level == 1)
-        return self->num;
-    return 0;
+    int num;
+    return level > 0 && team_at(self, level, &num) ? num : 0;
 }
 
 int fj_team_size(int level)
 {
     fj_thread_t *self = fj_self();
-    if (level < 0 || level > fj_level())
+    if (level < 0 || level > fj_level_of(self))
         return -1;
-    if (self->team && level == 1)
-        return self->team->nthreads;
-    return 1;
+    int num;
+    const fj_team_t *team = level > 0 ? team_at(self, level, &num) : NULL;
+    return team ? team->nthreads : 1;
 }
 
 int fj_process_thread_num(void)
 {
     fj_thread_t *self = fj_self();
-    return self->team ? self->num - self->team->first : 0;
+    /* the node's threads are numbered 0 .. threads-1, its extra threads
+     * for nested regions from threads on */
+    if (self->team && !self->team->words)
+        return self->num - self->team->first;
+    return self->local > 0 ? self->local : 0;
 }
 
 int fj_total_threads(void)
 {
     return fj.started ? fj.size * fj.threads : 1;
 }
+
+int fj_thread_id_bound(void)
+{
+    return fj.started ? fj.size * (fj.threads + FJ_NEST_THREADS) : 1;
+}
+
+int fj_supported_active_levels(void) { return FJ_SUPPORTED_ACTIVE_LEVELS; }
 
 /* Tasks run undeferred and are never final. */
 int fj_in_final(void) { return 0; }

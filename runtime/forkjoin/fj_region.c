@@ -16,10 +16,21 @@
  * at most: node 0 forks only after every arrival of the join is in, and
  * a node arrives only after taking the FORK (fj_mailbox.c).
  *
- * Layer: forkjoin.  fj_fork and fj_serialized_*: any application thread
- * (only node 0's master, outside any region, starts a team; everything
- * else runs serialised).  fj_worker_loop: the main thread of nodes other
- * than 0.  fj_member_run: each member of a region on its node.
+ * Which team a region gets (fj_fork): none (serialised) when it asks for
+ * one thread, or when the encountering thread is already inside as many
+ * active regions as its max-active-levels ICV allows; else node 0's master
+ * outside any team starts a team across the cluster (also from inside
+ * serialised regions: the team's level then counts them), and a member of
+ * a team starts a team inside its own node (fj_nested.c).
+ *
+ * copyin of threadprivate variables in thread-local storage: clang passes
+ * the master's address of the variable, meaningless on other nodes, so
+ * the FORK they receive names a sharable snapshot of it instead
+ * (fj_tls.c); node 0's members keep the master's address.
+ *
+ * Layer: forkjoin.  fj_fork and fj_serialized_*: any application thread.
+ * fj_worker_loop: the main thread of nodes other than 0.  fj_member_run:
+ * each member of a region on its node.
  *
  * A node whose share of a small team is empty (fewer threads than nodes)
  * still takes part in every dsm_barrier of the region as a proxy: before
@@ -40,8 +51,8 @@
 /* On x86-64 and AArch64 the caller owns the stack argument area, so a
  * microtask that takes fewer arguments ignores the extra ones: one call
  * with every slot avoids a switch on the number of arguments. */
-static void call_microtask(fj_microtask_t fn, int32_t *gtid, int32_t *btid,
-                           void *const *a)
+void fj_call_microtask(fj_microtask_t fn, int32_t *gtid, int32_t *btid,
+                       void *const *a)
 {
     fn(gtid, btid, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8],
        a[9], a[10], a[11], a[12], a[13], a[14], a[15], a[16], a[17], a[18],
@@ -49,7 +60,7 @@ static void call_microtask(fj_microtask_t fn, int32_t *gtid, int32_t *btid,
        a[29], a[30], a[31]);
 }
 
-_Static_assert(FJ_MAX_ARGS == 32, "call_microtask passes 32 arguments");
+_Static_assert(FJ_MAX_ARGS == 32, "fj_call_microtask passes 32 arguments");
 
 static void run_serialized(fj_thread_t *self, fj_microtask_t fn, int argc,
                            void *const *args)
@@ -58,7 +69,7 @@ static void run_serialized(fj_thread_t *self, fj_microtask_t fn, int argc,
     memcpy(slots, args, (size_t)argc * sizeof *slots);
     int32_t gtid = self->gtid, btid = 0;
     self->serial++;
-    call_microtask(fn, &gtid, &btid, slots);
+    fj_call_microtask(fn, &gtid, &btid, slots);
     self->serial--;
 }
 
@@ -98,22 +109,52 @@ void fj_team_setup(const fj_fork_msg_t *msg)
     team->icv.nthreads = msg->icv_nthreads;
     team->icv.dynamic = msg->icv_dynamic;
     team->icv.sched = (fj_sched_t){msg->sched_kind, msg->sched_chunk};
+    team->icv.max_active_levels = msg->icv_max_active_levels;
+    team->level = msg->level;
+    team->active_level = 1;
+    team->parent = NULL;
+    team->parent_level = msg->level - 1;   /* serialised levels below */
+    team->parent_num = 0;
     atomic_store(&team->bar_arrived, 0);
 }
 
-void fj_member_run(fj_thread_t *self, int local)
+void fj_member_run(fj_thread_t *self, fj_team_t *team, int num)
 {
-    fj_team_t *team = &fj.team;
     self->team = team;
-    self->num = team->first + local;
+    self->num = num;
     self->serial = 0;
     self->loops = self->loops_safe = 0;
     self->singles = self->reductions = self->barriers = 0;
     self->reductions_safe = 0;
     self->icv = team->icv;
     int32_t gtid = self->gtid, btid = self->num;
-    call_microtask(team->microtask, &gtid, &btid, team->args);
+    fj_call_microtask(team->microtask, &gtid, &btid, team->args);
     self->team = NULL;
+}
+
+void fj_region_save(const fj_thread_t *self, fj_saved_region_t *saved)
+{
+    *saved = (fj_saved_region_t){
+        .team = self->team, .num = self->num, .serial = self->serial,
+        .loops = self->loops, .loops_safe = self->loops_safe,
+        .singles = self->singles, .reductions = self->reductions,
+        .barriers = self->barriers,
+        .reductions_safe = self->reductions_safe, .icv = self->icv,
+    };
+}
+
+void fj_region_restore(fj_thread_t *self, const fj_saved_region_t *saved)
+{
+    self->team = saved->team;
+    self->num = saved->num;
+    self->serial = saved->serial;
+    self->loops = saved->loops;
+    self->loops_safe = saved->loops_safe;
+    self->singles = saved->singles;
+    self->reductions = saved->reductions;
+    self->barriers = saved->barriers;
+    self->reductions_safe = saved->reductions_safe;
+    self->icv = saved->icv;
 }
 
 /* A node without members: meet the region's barriers until node 0 says
@@ -145,7 +186,7 @@ void fj_leader_region(fj_thread_t *self)
         return;
     }
     fj_pool_wake();
-    fj_member_run(self, 0);
+    fj_member_run(self, team, team->first);
     fj_pool_wait_done(team->local_count);
     if (team->nodes == fj.size && fj.size > 1) {
         fj_global_join();             /* one way: see the file header */
@@ -172,8 +213,17 @@ void fj_fork(const char *where, fj_microtask_t microtask, int argc,
     int limit = fj_icv_thread_limit();
     if (n > limit)
         n = limit;
-    if (!fj.started || fj.rank != 0 || self != fj.thread[0] || self->team ||
-        self->serial || n < 2 || fj.max_active_levels < 1) {
+    if (!fj.started || n < 2 || self->local < 0 ||
+        fj_active_level_of(self) >= self->icv.max_active_levels) {
+        run_serialized(self, microtask, argc, args);
+        return;
+    }
+    if (self->team) {
+        if (!fj_nested_fork(self, microtask, argc, args, n))
+            run_serialized(self, microtask, argc, args);
+        return;
+    }
+    if (fj.rank != 0 || self != fj.thread[0]) {
         run_serialized(self, microtask, argc, args);
         return;
     }
@@ -191,8 +241,14 @@ void fj_fork(const char *where, fj_microtask_t microtask, int argc,
     msg.icv_dynamic = self->icv.dynamic;
     msg.sched_kind = self->icv.sched.kind;
     msg.sched_chunk = self->icv.sched.chunk;
+    msg.icv_max_active_levels = self->icv.max_active_levels;
+    msg.level = self->serial + 1;
     for (int i = 0; i < argc; i++)
         msg.args[i] = (uint64_t)(uintptr_t)args[i];
+    /* copyin's sources in the master's thread-local storage: the other
+     * nodes get a sharable snapshot (written before the release below) */
+    int snapshots = fj.size > 1 ? fj_tls_fork_args(self, msg.args, argc,
+                                                   where) : 0;
     size_t len = offsetof(fj_fork_msg_t, args) +
                  (size_t)argc * sizeof(uint64_t);
     /* node 0's serial writes: released here, acquired by each node from
@@ -214,6 +270,9 @@ void fj_fork(const char *where, fj_microtask_t microtask, int argc,
             dsm_fatal("starting the parallel region at %s on node %d: %s",
                       where, node, dsm_status_string(st));
     }
+    /* node 0's members use the master's own addresses */
+    for (int i = 0; snapshots && i < argc; i++)
+        msg.args[i] = (uint64_t)(uintptr_t)args[i];
 
     /* The master's frames of the region start on the next stack page down:
      * the caller's locals that the team reads then stay on pages that the
@@ -224,9 +283,11 @@ void fj_fork(const char *where, fj_microtask_t microtask, int argc,
     __asm__ __volatile__("" : : "r"(gap) : "memory");
 
     fj_icv_t serial_icv = self->icv;
+    int serial = self->serial;
     fj_team_setup(&msg);
     fj_leader_region(self);
     self->icv = serial_icv;
+    self->serial = serial;
     /* every member met the same constructs as the master */
     fj.loop_base += self->loops;
     fj.single_base += self->singles;

@@ -10,10 +10,13 @@
  * trip, 15-20 us of EPCC's SINGLE over TCP.  Rotating the node spreads
  * "single nowait" work over the nodes.
  *
- * copyprivate: the single thread publishes its list of pointers in node
- * 0's CONTROL words; after a team barrier the others copy through it (the
- * pointed-to variables are on its sharable stack, valid on every node);
- * a second barrier keeps them alive until everyone has copied.
+ * copyprivate: the single thread publishes its list of pointers in the
+ * team's words (node 0's CONTROL words for the cluster's team); after a
+ * team barrier the others copy through it (the pointed-to variables are
+ * on its sharable stack, valid on every node); a second barrier keeps them
+ * alive until everyone has copied.  Threadprivate variables in its
+ * thread-local storage are not valid elsewhere: when the team spans nodes
+ * the list names their sharable snapshots instead (fj_tls.c).
  *
  * Layer: forkjoin.  Entry points: fj_single_begin, fj_copyprivate.
  * Members of a region; a lone thread always executes
@@ -52,15 +55,9 @@ void fj_copyprivate(void *data, size_t list_bytes,
         return;
     fj_team_t *team = self->team;
     if (didit) {
-        if (team->nodes > 1) {
-            void *const *list = data;
-            for (size_t i = 0; i < list_bytes / sizeof(void *); i++)
-                if (!dsm_is_sharable(list[i]))
-                    dsm_fatal("copyprivate of a variable at %p that other "
-                              "nodes cannot reach (a threadprivate variable "
-                              "in thread-local storage?)", list[i]);
-        }
-        fj_word_put(FJ_WORD(copyprivate), (uint64_t)(uintptr_t)data);
+        void *list = team->nodes > 1 ? fj_tls_list(self, data, list_bytes)
+                                     : data;
+        fj_word_put(FJ_WORD(copyprivate), (uint64_t)(uintptr_t)list);
     }
     fj_team_barrier(self);
     if (!didit)

@@ -29,8 +29,8 @@ typedef struct fj_wire_limits {
  * write notices (at most FJ_HANDOFF_BYTES; coh_handoff.c decodes them).
  * Checked: argc 0..FJ_MAX_ARGS, a team of 2..nodes*threads threads, the
  * data environment (threads >= 1, dynamic 0 or 1, a schedule kind of
- * omp_sched_t, chunk >= 0), and the exact length.  out->args beyond argc
- * are zero. */
+ * omp_sched_t, chunk >= 0, max-active-levels >= 1: the region is active),
+ * a level >= 1, and the exact length.  out->args beyond argc are zero. */
 typedef struct fj_wire_fork {
     fj_fork_msg_t msg;
     const unsigned char *handoff;

@@ -6,6 +6,10 @@
  * team threads run on sharable stacks, whose pages the protocol may
  * write-protect while the transport writes a result.
  *
+ * A team inside one node (a nested region, fj_nested.c) has team-wide
+ * words of its own, in the node's private memory: the calling thread's
+ * team decides, and such a team's words take the CPU's atomics.
+ *
  * Layer: forkjoin.  Entry points: the fj_word_* of fj_words.h.
  * Application threads only.
  */
@@ -17,9 +21,21 @@
 #include "base_log.h"
 #include "fj_internal.h"
 #include "fj_partials.h"
+#include "fj_wait.h"
 #include "transport.h"
 
 static __thread uint64_t result;
+
+/* The word in the calling thread's team when that team has its own words
+ * (inside one node), else NULL: node 0's CONTROL copy. */
+static uint64_t *team_word(size_t off)
+{
+    fj_thread_t *self = fj_self_or_null();
+    fj_team_t *team = self ? self->team : NULL;
+    if (!team || !team->words)
+        return NULL;
+    return (uint64_t *)((char *)team->words + off);
+}
 
 static void check(dsm_status_t st, const char *op, size_t off)
 {
@@ -30,6 +46,9 @@ static void check(dsm_status_t st, const char *op, size_t off)
 
 uint64_t fj_word_fadd(size_t off, uint64_t add)
 {
+    uint64_t *w = team_word(off);
+    if (w)
+        return __atomic_fetch_add(w, add, __ATOMIC_ACQ_REL);
     check(dsm_tp_atomic_fadd64(0, DSM_TP_SEG_CONTROL, fj.control_off + off,
                                add, &result), "fetch-add", off);
     return result;
@@ -37,6 +56,9 @@ uint64_t fj_word_fadd(size_t off, uint64_t add)
 
 uint64_t fj_word_swap(size_t off, uint64_t value)
 {
+    uint64_t *w = team_word(off);
+    if (w)
+        return __atomic_exchange_n(w, value, __ATOMIC_ACQ_REL);
     return fj_word_swap_at(0, off, value);
 }
 
@@ -49,6 +71,9 @@ uint64_t fj_word_swap_at(int rank, size_t off, uint64_t value)
 
 uint64_t fj_word_load(size_t off)
 {
+    uint64_t *w = team_word(off);
+    if (w)
+        return __atomic_load_n(w, __ATOMIC_ACQUIRE);
     if (fj.rank == 0)
         return __atomic_load_n((uint64_t *)((char *)fj.control + off),
                                __ATOMIC_ACQUIRE);
@@ -65,8 +90,16 @@ void fj_word_put(size_t off, uint64_t value)
 
 static void poll_pause(unsigned polls)
 {
-    dsm_tp_progress();
-    if (polls < 64) {
+    /* a word of this node needs no transport progress, and is set by a
+     * thread of this node: spin a little first */
+    int local = team_word(0) != NULL;
+    if (local && polls < 256) {
+        fj_cpu_relax();
+        return;
+    }
+    if (!local)
+        dsm_tp_progress();
+    if (polls < (local ? 512u : 64u)) {
         sched_yield();
     } else {
         struct timespec pause = {0, 20000};

@@ -4,7 +4,8 @@
  *
  * Layer: forkjoin (uses base, sys, transport, coherence).  Entry points:
  *   fj_main                      start-up: main on node 0, workers elsewhere
- *   fj_fork, fj_serialized_*     parallel regions (nested ones serialised)
+ *   fj_fork, fj_serialized_*     parallel regions (nested ones on the
+ *                                encountering thread's node)
  *   fj_barrier, fj_single_*, fj_copyprivate, fj_reduce_*, fj_critical_*
  *   fj_static_init, fj_dispatch_*, fj_ordered_*   work-sharing loops
  *   fj_icv_*, fj_thread_num and the other queries
@@ -15,7 +16,9 @@
  * Thread numbers: a team of n threads spreads over the nodes as evenly as
  * possible (node k gets n / nodes threads, one more for k < n % nodes), in
  * blocks: node k's threads are numbered from first(k) on.  The global thread
- * id passed to the microtask (the __kmpc gtid) is node * threads + local.
+ * id passed to the microtask (the __kmpc gtid) is node * threads + local;
+ * the extra threads a node creates for nested teams have ids from
+ * nodes * threads on, below fj_thread_id_bound().
  */
 #ifndef FORKJOIN_H
 #define FORKJOIN_H
@@ -43,9 +46,10 @@ typedef void (*fj_microtask_t)(int32_t *gtid, int32_t *btid, ...);
 /* Captured arguments a region may pass (clang passes one per variable). */
 #define FJ_MAX_ARGS 32
 
-/* Run a parallel region: across every node from node 0's serial code, as
- * a serialised region anywhere else.  where: the source location, for
- * messages. */
+/* Run a parallel region: across every node from node 0's serial code; as
+ * a team inside the encountering thread's node from a member of a team,
+ * when its max-active-levels ICV allows; else serialised.  where: the
+ * source location, for messages. */
 void fj_fork(const char *where, fj_microtask_t microtask, int argc,
              void *const *args);
 void fj_push_num_threads(int nthreads);
@@ -116,8 +120,10 @@ int fj_started(void);              /* fj_main has set the runtime up */
 int fj_heap_open(void);            /* the sharable heap serves the
                                       program's malloc (after start-up,
                                       before shut-down) */
-int fj_gtid(void);                 /* node * threads + local; -1 for a
+int fj_gtid(void);                 /* node * threads + local (extra
+                                      threads: see the header); -1 for a
                                       thread the runtime did not create */
+int fj_thread_id_bound(void);      /* every fj_gtid() is below it */
 int fj_thread_num(void);           /* omp_get_thread_num */
 int fj_num_threads(void);          /* omp_get_num_threads */
 int fj_level(void);                /* omp_get_level */
@@ -140,6 +146,8 @@ void fj_icv_schedule(int *kind, int *chunk);
 void fj_icv_set_schedule(int kind, int chunk);
 int  fj_icv_max_active_levels(void);
 void fj_icv_set_max_active_levels(int levels);
+int  fj_supported_active_levels(void);
+void fj_icv_set_nested(int nested);   /* omp_set_nested */
 int  fj_icv_thread_limit(void);
 
 #endif

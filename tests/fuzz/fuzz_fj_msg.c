@@ -35,6 +35,7 @@ static void check_fork(const unsigned char *msg, size_t len,
     FUZZ_CHECK(m->nthreads >= 2 && m->nthreads <= lim->nodes * lim->threads);
     FUZZ_CHECK(m->icv_nthreads >= 1 && m->sched_chunk >= 0 &&
                (m->icv_dynamic == 0 || m->icv_dynamic == 1));
+    FUZZ_CHECK(m->level >= 1 && m->icv_max_active_levels >= 1);
     FUZZ_CHECK(m->handoff_bytes <= FJ_HANDOFF_BYTES &&
                f.handoff_len == m->handoff_bytes &&
                f.handoff + f.handoff_len == msg + len);
