@@ -102,9 +102,16 @@ for name in "${names[@]}"; do
             all_ok=0; continue
         fi
         if [ $dsm_built -ne 0 ]; then
-            line=$(grep -m1 -e 'error' -e 'undefined reference' \
-                       "$work/$name.dsmomp.build.log")
-            cell[$key]=BUILD why[$key]=${line:0:160}
+            # a link error names every missing symbol, else the first error
+            line=$(grep -o "undefined reference to \`[^']*'" \
+                       "$work/$name.dsmomp.build.log" |
+                   sed "s/.*\`//; s/'$//" | sort -u | paste -sd ' ')
+            if [ -n "$line" ]; then
+                line="undefined: $line"
+            else
+                line=$(grep -m1 'error' "$work/$name.dsmomp.build.log")
+            fi
+            cell[$key]=BUILD why[$key]=${line:0:240}
             all_ok=0; continue
         fi
         # shellcheck disable=SC2086
@@ -150,7 +157,7 @@ done
 
 width=8
 for name in "${names[@]}"; do
-    [ ${#name} -gt $width ] && width=${#name}
+    [ ${#name} -gt "$width" ] && width=${#name}
 done
 printf "%-${width}s" program
 for layout in $layouts; do printf ' %-6s' "$layout"; done
