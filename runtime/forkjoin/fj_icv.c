@@ -69,13 +69,29 @@ static int parse_bool(const char *name, const char *text, int *out)
     return 0;
 }
 
+/* run-sched-var as omp_get_schedule reports it, libomp's way: static
+ * keeps chunk 0 (balanced blocks) when none is given; dynamic and guided
+ * default to chunks of 1 iteration; auto has no chunk and reports 1. */
+static fj_sched_t sched_value(int kind, int chunk)
+{
+    int base = FJ_SCHED_KIND(kind);
+    if (base == FJ_SCHED_AUTO || (base != FJ_SCHED_STATIC && chunk < 1))
+        chunk = 1;
+    else if (chunk < 1)
+        chunk = 0;
+    return (fj_sched_t){kind, chunk};
+}
+
 static int parse_schedule(const char *text, fj_sched_t *out)
 {
+    const char *all = text;
+    int modifier = 0;
     const char *colon = strchr(text, ':');
     if (colon) {
         size_t n = (size_t)(colon - text);
-        if (!(n == 9 && !strncasecmp(text, "monotonic", 9)) &&
-            !(n == 12 && !strncasecmp(text, "nonmonotonic", 12)))
+        if (n == 9 && !strncasecmp(text, "monotonic", 9))
+            modifier = FJ_SCHED_MONOTONIC;
+        else if (!(n == 12 && !strncasecmp(text, "nonmonotonic", 12)))
             goto bad;
         text = colon + 1;
     }
@@ -84,23 +100,21 @@ static int parse_schedule(const char *text, fj_sched_t *out)
         {"guided", FJ_SCHED_GUIDED}, {"auto", FJ_SCHED_AUTO},
     };
     size_t n = strcspn(text, ",");
-    fj_sched_t s = {0, 0};
+    int kind = 0;
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
         if (strlen(kinds[i].name) == n && !strncasecmp(text, kinds[i].name, n))
-            s.kind = kinds[i].kind;
-    if (!s.kind)
+            kind = kinds[i].kind;
+    if (!kind)
         goto bad;
-    if (text[n] == ',') {
-        long chunk;
-        if (dsm_parse_int_range(text + n + 1, 1, INT32_MAX, &chunk) != DSM_OK)
-            goto bad;
-        s.chunk = (int)chunk;
-    }
-    *out = s;
+    long chunk = 0;
+    if (text[n] == ',' &&
+        dsm_parse_int_range(text + n + 1, 1, INT32_MAX, &chunk) != DSM_OK)
+        goto bad;
+    *out = sched_value(kind | modifier, (int)chunk);
     return 0;
 bad:
     dsm_log(DSM_LOG_ERROR, "OMP_SCHEDULE=%s: expected [monotonic:|"
-            "nonmonotonic:]static|dynamic|guided|auto[,chunk]", text);
+            "nonmonotonic:]static|dynamic|guided|auto[,chunk]", all);
     return -1;
 }
 
@@ -149,7 +163,7 @@ dsm_status_t fj_icv_load(int total_threads)
     if ((s = getenv("OMP_DYNAMIC")) && *s &&
         parse_bool("OMP_DYNAMIC", s, &fj.icv_default.dynamic))
         return DSM_ERR_INVALID;
-    fj.icv_default.sched = (fj_sched_t){FJ_SCHED_STATIC, 0};
+    fj.icv_default.sched = sched_value(FJ_SCHED_STATIC, 0);
     if ((s = getenv("OMP_SCHEDULE")) && *s &&
         parse_schedule(s, &fj.icv_default.sched))
         return DSM_ERR_INVALID;
@@ -206,10 +220,12 @@ void fj_icv_schedule(int *kind, int *chunk)
 
 void fj_icv_set_schedule(int kind, int chunk)
 {
-    kind &= 0x7fffffff;             /* the monotonic modifier bit */
-    if (kind < FJ_SCHED_STATIC || kind > FJ_SCHED_AUTO)
-        return;
-    fj_self()->icv.sched = (fj_sched_t){kind, chunk > 0 ? chunk : 0};
+    int base = FJ_SCHED_KIND(kind);
+    if (base < FJ_SCHED_STATIC || base > FJ_SCHED_AUTO)
+        dsm_fatal("omp_set_schedule: %#x is not a schedule kind (expected "
+                  "omp_sched_static, _dynamic, _guided or _auto, possibly "
+                  "| omp_sched_monotonic)", (unsigned)kind);
+    fj_self()->icv.sched = sched_value(kind, chunk);
 }
 
 int fj_icv_max_active_levels(void) { return fj.max_active_levels; }

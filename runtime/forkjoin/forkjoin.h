@@ -128,14 +128,20 @@ int fj_process_thread_num(void);   /* thread number within this node */
 int fj_total_threads(void);        /* nodes * threads per node */
 int fj_in_final(void);
 
-/* Schedule kinds of omp_sched_t (values as in omp.h). */
+/* Schedule kinds of omp_sched_t (values as in omp.h), and its monotonic
+ * modifier bit, which run-sched-var keeps beside the kind. */
 enum { FJ_SCHED_STATIC = 1, FJ_SCHED_DYNAMIC = 2, FJ_SCHED_GUIDED = 3,
        FJ_SCHED_AUTO = 4 };
+#define FJ_SCHED_MONOTONIC ((int)0x80000000u)
+#define FJ_SCHED_KIND(k) ((k) & ~FJ_SCHED_MONOTONIC)
 
 int  fj_icv_nthreads(void);
 void fj_icv_set_nthreads(int nthreads);
 int  fj_icv_dynamic(void);
 void fj_icv_set_dynamic(int dynamic);
+/* kind: an omp_sched_t with its modifier; chunk: as omp_get_schedule
+ * reports it (0 for static's default blocks, at least 1 otherwise).
+ * Setting an unknown kind ends the job. */
 void fj_icv_schedule(int *kind, int *chunk);
 void fj_icv_set_schedule(int kind, int chunk);
 int  fj_icv_max_active_levels(void);
