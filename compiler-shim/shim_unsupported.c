@@ -2,8 +2,8 @@
  * shim_unsupported.c - libomp entry points clang 14 emits for constructs
  * dsmomp does not support.  Exporting them turns what would be a link
  * error (or, with a partial implementation, a wrong answer) into a run-time
- * end of the job with "dsmomp: <construct> is not supported", naming the
- * source location.
+ * end of the job with "dsmomp: <construct> is not supported (in FUNCTION,
+ * FILE:LINE): what to do instead" (shim_location.c).
  *
  * Cancellation is the exception that is not an error by itself: with the
  * cancel-var ICV false (OMP_CANCELLATION unset or false, libomp's default)
@@ -21,14 +21,24 @@
 #include "base_log.h"
 #include "forkjoin.h"
 #include "shim_kmp.h"
+#include "shim_location.h"
 
-__attribute__((noreturn)) static void unsupported(const char *construct,
-                                                  const ident_t *loc,
-                                                  const char *why)
+/* End the job naming the construct and where the program meets it: the
+ * function (from the entry point's return address when the program has no
+ * debug information) and file:line (with -g). */
+__attribute__((noreturn)) static void unsupported_at(const char *construct,
+                                                     const ident_t *loc,
+                                                     const void *caller,
+                                                     const char *why)
 {
-    dsm_fatal("dsmomp: %s is not supported (at %s): %s", construct,
-              shim_where(loc), why);
+    char where[1024];
+    dsm_fatal("dsmomp: %s is not supported (%s): %s", construct,
+              shim_location(loc, caller, where, sizeof where), why);
 }
+
+/* In every entry point below: the caller is the construct's code. */
+#define unsupported(construct, loc, why)                                      \
+    unsupported_at(construct, loc, __builtin_return_address(0), why)
 
 /* ---- taskloop ------------------------------------------------------------ */
 
