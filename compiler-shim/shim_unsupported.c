@@ -173,6 +173,98 @@ void __kmpc_push_num_teams(ident_t *loc, kmp_int32 gtid, kmp_int32 num_teams,
     unsupported("teams", loc, "one team spans the cluster already");
 }
 
+/* distribute loops: only inside teams, which ends the job first; the
+ * entries exist so that such a program links. */
+SHIM_EXPORT void __kmpc_dist_for_static_init_4(ident_t *loc, kmp_int32 gtid,
+    kmp_int32 sched, kmp_int32 *last, kmp_int32 *lower, kmp_int32 *upper,
+    kmp_int32 *upper_dist, kmp_int32 *stride, kmp_int32 incr,
+    kmp_int32 chunk);
+SHIM_EXPORT void __kmpc_dist_for_static_init_4u(ident_t *loc, kmp_int32 gtid,
+    kmp_int32 sched, kmp_int32 *last, kmp_uint32 *lower, kmp_uint32 *upper,
+    kmp_uint32 *upper_dist, kmp_int32 *stride, kmp_int32 incr,
+    kmp_int32 chunk);
+SHIM_EXPORT void __kmpc_dist_for_static_init_8(ident_t *loc, kmp_int32 gtid,
+    kmp_int32 sched, kmp_int32 *last, kmp_int64 *lower, kmp_int64 *upper,
+    kmp_int64 *upper_dist, kmp_int64 *stride, kmp_int64 incr,
+    kmp_int64 chunk);
+SHIM_EXPORT void __kmpc_dist_for_static_init_8u(ident_t *loc, kmp_int32 gtid,
+    kmp_int32 sched, kmp_int32 *last, kmp_uint64 *lower, kmp_uint64 *upper,
+    kmp_uint64 *upper_dist, kmp_int64 *stride, kmp_int64 incr,
+    kmp_int64 chunk);
+SHIM_EXPORT void __kmpc_dist_dispatch_init_4(ident_t *loc, kmp_int32 gtid,
+    kmp_int32 sched, kmp_int32 *last, kmp_int32 lower, kmp_int32 upper,
+    kmp_int32 stride, kmp_int32 chunk);
+SHIM_EXPORT void __kmpc_dist_dispatch_init_4u(ident_t *loc, kmp_int32 gtid,
+    kmp_int32 sched, kmp_int32 *last, kmp_uint32 lower, kmp_uint32 upper,
+    kmp_int32 stride, kmp_int32 chunk);
+SHIM_EXPORT void __kmpc_dist_dispatch_init_8(ident_t *loc, kmp_int32 gtid,
+    kmp_int32 sched, kmp_int32 *last, kmp_int64 lower, kmp_int64 upper,
+    kmp_int64 stride, kmp_int64 chunk);
+SHIM_EXPORT void __kmpc_dist_dispatch_init_8u(ident_t *loc, kmp_int32 gtid,
+    kmp_int32 sched, kmp_int32 *last, kmp_uint64 lower, kmp_uint64 upper,
+    kmp_int64 stride, kmp_int64 chunk);
+SHIM_EXPORT void __kmpc_team_static_init_4(ident_t *loc, kmp_int32 gtid,
+    kmp_int32 *last, kmp_int32 *lower, kmp_int32 *upper, kmp_int32 *stride,
+    kmp_int32 incr, kmp_int32 chunk);
+SHIM_EXPORT void __kmpc_team_static_init_4u(ident_t *loc, kmp_int32 gtid,
+    kmp_int32 *last, kmp_uint32 *lower, kmp_uint32 *upper,
+    kmp_int32 *stride, kmp_int32 incr, kmp_int32 chunk);
+SHIM_EXPORT void __kmpc_team_static_init_8(ident_t *loc, kmp_int32 gtid,
+    kmp_int32 *last, kmp_int64 *lower, kmp_int64 *upper, kmp_int64 *stride,
+    kmp_int64 incr, kmp_int64 chunk);
+SHIM_EXPORT void __kmpc_team_static_init_8u(ident_t *loc, kmp_int32 gtid,
+    kmp_int32 *last, kmp_uint64 *lower, kmp_uint64 *upper,
+    kmp_int64 *stride, kmp_int64 incr, kmp_int64 chunk);
+
+static const char distribute_why[] = "one team spans the cluster already; "
+                                     "use a work-sharing loop";
+
+#define DISTRIBUTE(name, params)                                              \
+    void name params                                                          \
+    {                                                                         \
+        unsupported("distribute (teams)", loc, distribute_why);               \
+    }
+DISTRIBUTE(__kmpc_dist_for_static_init_4, (ident_t *loc, kmp_int32 gtid,
+    kmp_int32 sched, kmp_int32 *last, kmp_int32 *lower, kmp_int32 *upper,
+    kmp_int32 *upper_dist, kmp_int32 *stride, kmp_int32 incr,
+    kmp_int32 chunk))
+DISTRIBUTE(__kmpc_dist_for_static_init_4u, (ident_t *loc, kmp_int32 gtid,
+    kmp_int32 sched, kmp_int32 *last, kmp_uint32 *lower, kmp_uint32 *upper,
+    kmp_uint32 *upper_dist, kmp_int32 *stride, kmp_int32 incr,
+    kmp_int32 chunk))
+DISTRIBUTE(__kmpc_dist_for_static_init_8, (ident_t *loc, kmp_int32 gtid,
+    kmp_int32 sched, kmp_int32 *last, kmp_int64 *lower, kmp_int64 *upper,
+    kmp_int64 *upper_dist, kmp_int64 *stride, kmp_int64 incr,
+    kmp_int64 chunk))
+DISTRIBUTE(__kmpc_dist_for_static_init_8u, (ident_t *loc, kmp_int32 gtid,
+    kmp_int32 sched, kmp_int32 *last, kmp_uint64 *lower, kmp_uint64 *upper,
+    kmp_uint64 *upper_dist, kmp_int64 *stride, kmp_int64 incr,
+    kmp_int64 chunk))
+DISTRIBUTE(__kmpc_dist_dispatch_init_4, (ident_t *loc, kmp_int32 gtid,
+    kmp_int32 sched, kmp_int32 *last, kmp_int32 lower, kmp_int32 upper,
+    kmp_int32 stride, kmp_int32 chunk))
+DISTRIBUTE(__kmpc_dist_dispatch_init_4u, (ident_t *loc, kmp_int32 gtid,
+    kmp_int32 sched, kmp_int32 *last, kmp_uint32 lower, kmp_uint32 upper,
+    kmp_int32 stride, kmp_int32 chunk))
+DISTRIBUTE(__kmpc_dist_dispatch_init_8, (ident_t *loc, kmp_int32 gtid,
+    kmp_int32 sched, kmp_int32 *last, kmp_int64 lower, kmp_int64 upper,
+    kmp_int64 stride, kmp_int64 chunk))
+DISTRIBUTE(__kmpc_dist_dispatch_init_8u, (ident_t *loc, kmp_int32 gtid,
+    kmp_int32 sched, kmp_int32 *last, kmp_uint64 lower, kmp_uint64 upper,
+    kmp_int64 stride, kmp_int64 chunk))
+DISTRIBUTE(__kmpc_team_static_init_4, (ident_t *loc, kmp_int32 gtid,
+    kmp_int32 *last, kmp_int32 *lower, kmp_int32 *upper, kmp_int32 *stride,
+    kmp_int32 incr, kmp_int32 chunk))
+DISTRIBUTE(__kmpc_team_static_init_4u, (ident_t *loc, kmp_int32 gtid,
+    kmp_int32 *last, kmp_uint32 *lower, kmp_uint32 *upper,
+    kmp_int32 *stride, kmp_int32 incr, kmp_int32 chunk))
+DISTRIBUTE(__kmpc_team_static_init_8, (ident_t *loc, kmp_int32 gtid,
+    kmp_int32 *last, kmp_int64 *lower, kmp_int64 *upper, kmp_int64 *stride,
+    kmp_int64 incr, kmp_int64 chunk))
+DISTRIBUTE(__kmpc_team_static_init_8u, (ident_t *loc, kmp_int32 gtid,
+    kmp_int32 *last, kmp_uint64 *lower, kmp_uint64 *upper,
+    kmp_int64 *stride, kmp_int64 incr, kmp_int64 chunk))
+
 /* ---- task reductions and detached tasks ----------------------------- */
 
 SHIM_EXPORT void *__kmpc_taskred_init(kmp_int32 gtid, kmp_int32 num,
@@ -247,56 +339,4 @@ void omp_fulfill_event(void *event)
 {
     unsupported("omp_fulfill_event (task detach)", NULL,
                 "tasks run undeferred and cannot wait for an event");
-}
-
-/* ---- OpenMP memory allocators ------------------------------------------ */
-
-SHIM_EXPORT void *omp_alloc(size_t size, void *allocator);
-SHIM_EXPORT void *omp_aligned_alloc(size_t alignment, size_t size,
-                                    void *allocator);
-SHIM_EXPORT void *omp_calloc(size_t count, size_t size, void *allocator);
-SHIM_EXPORT void *omp_realloc(void *ptr, size_t size, void *allocator,
-                              void *free_allocator);
-SHIM_EXPORT void omp_free(void *ptr, void *allocator);
-
-/* The predefined allocator handles omp.h declares, so that a program
- * naming them links and reaches the message below. */
-#define ALLOCATOR(name, value) SHIM_EXPORT const uintptr_t name = value;
-ALLOCATOR(omp_null_allocator, 0)
-ALLOCATOR(omp_default_mem_alloc, 1)
-ALLOCATOR(omp_large_cap_mem_alloc, 2)
-ALLOCATOR(omp_const_mem_alloc, 3)
-ALLOCATOR(omp_high_bw_mem_alloc, 4)
-ALLOCATOR(omp_low_lat_mem_alloc, 5)
-ALLOCATOR(omp_cgroup_mem_alloc, 6)
-ALLOCATOR(omp_pteam_mem_alloc, 7)
-ALLOCATOR(omp_thread_mem_alloc, 8)
-
-static const char alloc_why[] =
-    "use malloc, which dsmcc makes sharable";
-
-void *omp_alloc(size_t size, void *allocator)
-{
-    unsupported("omp_alloc (memory allocators)", NULL, alloc_why);
-}
-
-void *omp_aligned_alloc(size_t alignment, size_t size, void *allocator)
-{
-    unsupported("omp_aligned_alloc (memory allocators)", NULL, alloc_why);
-}
-
-void *omp_calloc(size_t count, size_t size, void *allocator)
-{
-    unsupported("omp_calloc (memory allocators)", NULL, alloc_why);
-}
-
-void *omp_realloc(void *ptr, size_t size, void *allocator,
-                  void *free_allocator)
-{
-    unsupported("omp_realloc (memory allocators)", NULL, alloc_why);
-}
-
-void omp_free(void *ptr, void *allocator)
-{
-    unsupported("omp_free (memory allocators)", NULL, alloc_why);
 }
