@@ -40,6 +40,7 @@
 #include "base_log.h"
 #include "dsm.h"
 #include "forkjoin.h"
+#include "shim_alloc.h"
 #include "shim_kmp.h"
 
 #define ALLOCATOR_MAGIC 0x616c6c6f63617472ull    /* "allocatr" */
@@ -82,6 +83,8 @@ static int predefined(uintptr_t a)
            (a >= llvm_omp_target_host_mem_alloc &&
             a <= llvm_omp_target_device_mem_alloc);
 }
+
+void shim_alloc_reset_default(void) { thread_default = 0; }
 
 static uintptr_t default_allocator(void)
 {

@@ -18,6 +18,7 @@
 
 #include "dsm.h"
 #include "forkjoin.h"
+#include "shim_alloc.h"
 #include "shim_kmp.h"
 
 SHIM_EXPORT void omp_set_num_threads(int n) { fj_icv_set_nthreads(n); }
@@ -114,20 +115,28 @@ SHIM_EXPORT void omp_set_teams_thread_limit(int limit)
 
 /* ---- pause: the host device only ------------------------------------------ */
 
+static int pause_host(int kind)
+{
+    int failed = fj_pause(kind);
+    if (!failed && kind == omp_pause_hard)
+        shim_alloc_reset_default();
+    return failed;
+}
+
 SHIM_EXPORT int omp_pause_resource(omp_pause_resource_t kind, int device)
 {
     if (device != omp_get_initial_device())
         return 1;           /* no such device */
-    return fj_pause((int)kind);
+    return pause_host((int)kind);
 }
 
 SHIM_EXPORT int omp_pause_resource_all(omp_pause_resource_t kind)
 {
-    return fj_pause((int)kind);
+    return pause_host((int)kind);
 }
 
 SHIM_EXPORT int __kmpc_pause_resource(int kind);
-int __kmpc_pause_resource(int kind) { return fj_pause(kind); }
+int __kmpc_pause_resource(int kind) { return pause_host(kind); }
 
 /* ---- the environment and tools ---------------------------------------- */
 

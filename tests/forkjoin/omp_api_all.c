@@ -94,7 +94,9 @@ static void pause_resource(void)
     omp_set_num_threads(1);
     omp_set_num_teams(6);
     omp_set_schedule(omp_sched_guided, 9);
+    omp_set_default_allocator(omp_low_lat_mem_alloc);
     CHECK_EQ_LONG(omp_pause_resource(omp_pause_hard, host), 0);
+    CHECK_EQ_LONG(omp_get_default_allocator(), omp_default_mem_alloc);
     CHECK_EQ_LONG(omp_pause_resource(omp_pause_hard, host), 1);
     CHECK_EQ_LONG(omp_get_max_threads(), initial);
     CHECK_EQ_LONG(omp_get_max_teams(), 0);

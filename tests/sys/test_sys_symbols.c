@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -50,17 +51,18 @@ static void test_static_data(void **state)
     assert_int_equal(dsm_sys_symbol_find(&private_table[10], &s), 0);
     assert_string_equal(s.name, "private_table");
     assert_false(s.function);
-    assert_int_equal(s.size, sizeof private_table);
+    /* at least: AddressSanitizer pads globals with a red zone */
+    assert_true(s.size >= sizeof private_table);
     assert_int_equal(s.start, (uintptr_t)private_table);
 }
 
 static void test_shared_library(void **state)
 {
     dsm_sys_symbol_t s;
-    void (*fn)(void *, size_t, size_t, int (*)(const void *, const void *)) =
-        qsort;
+    /* a libc function no sanitizer intercepts */
+    pid_t (*fn)(void) = getpid;
     assert_int_equal(dsm_sys_symbol_find((void *)fn, &s), 0);
-    assert_non_null(strstr(s.name, "qsort"));
+    assert_non_null(strstr(s.name, "getpid"));
     assert_non_null(strstr(s.object, "libc"));
 }
 
