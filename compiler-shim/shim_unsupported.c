@@ -175,51 +175,11 @@ void __kmpc_push_num_teams(ident_t *loc, kmp_int32 gtid, kmp_int32 num_teams,
 
 /* distribute loops: only inside teams, which ends the job first; the
  * entries exist so that such a program links. */
-SHIM_EXPORT void __kmpc_dist_for_static_init_4(ident_t *loc, kmp_int32 gtid,
-    kmp_int32 sched, kmp_int32 *last, kmp_int32 *lower, kmp_int32 *upper,
-    kmp_int32 *upper_dist, kmp_int32 *stride, kmp_int32 incr,
-    kmp_int32 chunk);
-SHIM_EXPORT void __kmpc_dist_for_static_init_4u(ident_t *loc, kmp_int32 gtid,
-    kmp_int32 sched, kmp_int32 *last, kmp_uint32 *lower, kmp_uint32 *upper,
-    kmp_uint32 *upper_dist, kmp_int32 *stride, kmp_int32 incr,
-    kmp_int32 chunk);
-SHIM_EXPORT void __kmpc_dist_for_static_init_8(ident_t *loc, kmp_int32 gtid,
-    kmp_int32 sched, kmp_int32 *last, kmp_int64 *lower, kmp_int64 *upper,
-    kmp_int64 *upper_dist, kmp_int64 *stride, kmp_int64 incr,
-    kmp_int64 chunk);
-SHIM_EXPORT void __kmpc_dist_for_static_init_8u(ident_t *loc, kmp_int32 gtid,
-    kmp_int32 sched, kmp_int32 *last, kmp_uint64 *lower, kmp_uint64 *upper,
-    kmp_uint64 *upper_dist, kmp_int64 *stride, kmp_int64 incr,
-    kmp_int64 chunk);
-SHIM_EXPORT void __kmpc_dist_dispatch_init_4(ident_t *loc, kmp_int32 gtid,
-    kmp_int32 sched, kmp_int32 *last, kmp_int32 lower, kmp_int32 upper,
-    kmp_int32 stride, kmp_int32 chunk);
-SHIM_EXPORT void __kmpc_dist_dispatch_init_4u(ident_t *loc, kmp_int32 gtid,
-    kmp_int32 sched, kmp_int32 *last, kmp_uint32 lower, kmp_uint32 upper,
-    kmp_int32 stride, kmp_int32 chunk);
-SHIM_EXPORT void __kmpc_dist_dispatch_init_8(ident_t *loc, kmp_int32 gtid,
-    kmp_int32 sched, kmp_int32 *last, kmp_int64 lower, kmp_int64 upper,
-    kmp_int64 stride, kmp_int64 chunk);
-SHIM_EXPORT void __kmpc_dist_dispatch_init_8u(ident_t *loc, kmp_int32 gtid,
-    kmp_int32 sched, kmp_int32 *last, kmp_uint64 lower, kmp_uint64 upper,
-    kmp_int64 stride, kmp_int64 chunk);
-SHIM_EXPORT void __kmpc_team_static_init_4(ident_t *loc, kmp_int32 gtid,
-    kmp_int32 *last, kmp_int32 *lower, kmp_int32 *upper, kmp_int32 *stride,
-    kmp_int32 incr, kmp_int32 chunk);
-SHIM_EXPORT void __kmpc_team_static_init_4u(ident_t *loc, kmp_int32 gtid,
-    kmp_int32 *last, kmp_uint32 *lower, kmp_uint32 *upper,
-    kmp_int32 *stride, kmp_int32 incr, kmp_int32 chunk);
-SHIM_EXPORT void __kmpc_team_static_init_8(ident_t *loc, kmp_int32 gtid,
-    kmp_int32 *last, kmp_int64 *lower, kmp_int64 *upper, kmp_int64 *stride,
-    kmp_int64 incr, kmp_int64 chunk);
-SHIM_EXPORT void __kmpc_team_static_init_8u(ident_t *loc, kmp_int32 gtid,
-    kmp_int32 *last, kmp_uint64 *lower, kmp_uint64 *upper,
-    kmp_int64 *stride, kmp_int64 incr, kmp_int64 chunk);
-
 static const char distribute_why[] = "one team spans the cluster already; "
                                      "use a work-sharing loop";
 
 #define DISTRIBUTE(name, params)                                              \
+    SHIM_EXPORT void name params;                                             \
     void name params                                                          \
     {                                                                         \
         unsupported("distribute (teams)", loc, distribute_why);               \

@@ -1,10 +1,11 @@
 #!/bin/sh
-# expect-fatal.sh - runs PROGRAM ARG under dsmrun and checks that the job
-# fails with MESSAGE in a node's "fatal:" line on stderr: for the calls
-# that must end the job with a message (an impossible request, a routine
-# with no meaning across nodes).
+# expect-fatal.sh - runs PROGRAM ARG under dsmrun on NODES x 1 and checks
+# that the job fails with a node's "fatal: MESSAGE" line on stderr:
+# for the calls that must end the job with a message (an impossible
+# request, a routine or construct with no meaning across nodes).  MESSAGE
+# is a shell pattern (* matches anything).
 #
-#   expect-fatal.sh DSMRUN NODES PROGRAM ARG 'MESSAGE PART'
+#   expect-fatal.sh DSMRUN NODES PROGRAM ARG 'MESSAGE PATTERN'
 #
 # Test helper, suite 'forkjoin'.  Exit status 0 when the job failed with
 # the message.
@@ -17,7 +18,7 @@ if [ $status -eq 0 ]; then
     exit 1
 fi
 case $err in
-*"fatal: $message"*) exit 0 ;;
+*"fatal: "$message*) exit 0 ;;
 esac
 echo "expect-fatal: $arg: no 'fatal: $message' message (exit status" \
      "$status)" >&2
