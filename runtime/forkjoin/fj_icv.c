@@ -198,6 +198,15 @@ bad:
     return -1;
 }
 
+/* A blocktime of ms milliseconds: how long idle nodes poll for the next
+ * region, and how long waiting threads spin (none for 0, as
+ * OMP_WAIT_POLICY=passive; long from 200 ms, as active). */
+static void set_blocktime(fj_device_icv_t *d, long ms)
+{
+    d->mail_poll_ns = (uint64_t)ms * 1000000ull;
+    d->spin = ms == 0 ? 0 : ms >= 200 ? SPIN_ACTIVE : SPIN_DEFAULT;
+}
+
 static int parse_blocktime(const char *text, fj_device_icv_t *d)
 {
     long ms;
@@ -209,8 +218,7 @@ static int parse_blocktime(const char *text, fj_device_icv_t *d)
                 "infinite", text);
         return -1;
     }
-    d->mail_poll_ns = (uint64_t)ms * 1000000ull;
-    d->spin = ms == 0 ? 0 : ms >= 200 ? SPIN_ACTIVE : SPIN_DEFAULT;
+    set_blocktime(d, ms);
     return 0;
 }
 
@@ -481,7 +489,8 @@ int fj_icv_proc_bind(void) { return device_icv.proc_bind; }
 
 uintptr_t fj_icv_default_allocator(void)
 {
-    return (uintptr_t)device_icv.allocator;
+    /* omp_default_mem_alloc before start-up */
+    return device_icv.allocator ? (uintptr_t)device_icv.allocator : 1;
 }
 
 size_t fj_icv_affinity_format(char *buf, size_t size)
@@ -529,10 +538,7 @@ static void apply_wait(void)
 
 void fj_icv_set_blocktime(int ms)
 {
-    if (ms < 0)
-        ms = 0;
-    device_icv.mail_poll_ns = (uint64_t)ms * 1000000ull;
-    device_icv.spin = ms == 0 ? 0 : ms >= 200 ? SPIN_ACTIVE : SPIN_DEFAULT;
+    set_blocktime(&device_icv, ms < 0 ? 0 : ms);
     apply_wait();
 }
 

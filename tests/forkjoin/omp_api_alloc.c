@@ -5,7 +5,8 @@
  * omp_init_allocator with the alignment, pool_size and fallback traits,
  * used in serial code and by every thread of a region (the blocks and the
  * allocator handles are valid on every node), the default allocator, and
- * the allocate clause and directive (__kmpc_alloc / __kmpc_free).
+ * the allocate clause and directive (__kmpc_alloc / __kmpc_free), and an
+ * allocation made before start-up (a constructor).
  *
  * The "result:" lines are compared with libomp's; argument "abort_fb"
  * instead exhausts an allocator whose fallback is abort_fb, which must end
@@ -274,6 +275,17 @@ static void clause(void)
     RESULT("allocate clause and directive: %ld", total);
 }
 
+/* Before start-up (a constructor): libc's heap serves, and the block is
+ * freed after it. */
+static void *early;
+
+__attribute__((constructor)) static void allocate_early(void)
+{
+    early = omp_alloc(100, omp_null_allocator);
+    if (early)
+        memset(early, 1, 100);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "abort_fb") == 0) {
@@ -285,6 +297,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "omp_api_alloc: abort_fb returned\n");
         return 0;
     }
+    RESULT("allocation in a constructor: %s",
+           early && ((char *)early)[99] == 1 ? "made" : "failed");
+    omp_free(early, omp_null_allocator);
     predefined_allocators();
     allocation_routines();
     made_allocators();
