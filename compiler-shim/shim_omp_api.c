@@ -1,10 +1,13 @@
 /*
- * shim_omp_api.c - the OpenMP runtime library routines (omp.h) other than
- * locks: team and thread queries, internal control variables, wall clock.
- * Thread numbers are team-wide (every node); omp_get_num_procs counts the
- * processors of every node, assuming nodes alike.  There are no offload
- * devices, one team (no teams construct), no thread binding; nested
- * active regions get teams inside their node (fj_nested.c).
+ * shim_omp_api.c - the OpenMP runtime library routines (omp.h) for the
+ * team, the internal control variables, teams on the host, devices as the
+ * host sees them, pause, omp_display_env, tools and the wall clock.
+ * Locks, allocators, places and affinity, and device memory are in their
+ * own files.  Thread numbers are team-wide (every node); omp_get_num_procs
+ * counts the processors of every node, assuming nodes alike.  There are no
+ * offload devices (the host is device 0 = omp_get_num_devices()), one
+ * team (no teams construct); nested active regions get teams inside their
+ * node (fj_nested.c).
  *
  * Layer: compiler-shim.  Any application thread, before start-up too
  * (then as one thread on one node).
@@ -15,6 +18,7 @@
 
 #include "dsm.h"
 #include "forkjoin.h"
+#include "shim_alloc.h"
 #include "shim_kmp.h"
 
 SHIM_EXPORT void omp_set_num_threads(int n) { fj_icv_set_nthreads(n); }
@@ -36,9 +40,9 @@ SHIM_EXPORT int omp_get_team_size(int level) { return fj_team_size(level); }
 
 SHIM_EXPORT int omp_get_num_procs(void)
 {
-    long procs = sysconf(_SC_NPROCESSORS_ONLN);
+    const int *cpus;
     int nodes = fj_started() ? dsm_num_nodes() : 1;
-    return (int)(procs > 0 ? procs : 1) * nodes;
+    return fj_node_cpus(&cpus) * nodes;
 }
 
 SHIM_EXPORT void omp_set_dynamic(int dynamic) { fj_icv_set_dynamic(dynamic); }
@@ -79,19 +83,76 @@ SHIM_EXPORT int omp_get_supported_active_levels(void)
     return fj_supported_active_levels();
 }
 
+/* ---- devices: the host is the only one ---------------------------------- */
+
 SHIM_EXPORT int omp_get_num_devices(void) { return 0; }
-SHIM_EXPORT int omp_get_default_device(void) { return 0; }
-SHIM_EXPORT void omp_set_default_device(int device) {}
 /* The host is device number omp_get_num_devices(). */
 SHIM_EXPORT int omp_get_initial_device(void) { return 0; }
 SHIM_EXPORT int omp_get_device_num(void) { return 0; }
+SHIM_EXPORT int omp_is_initial_device(void) { return 1; }
+
+SHIM_EXPORT int omp_get_default_device(void)
+{
+    return fj_icv_default_device();
+}
+
+SHIM_EXPORT void omp_set_default_device(int device)
+{
+    fj_icv_set_default_device(device);
+}
+
+/* ---- teams on the host: one team; the ICVs are kept for the program ---- */
+
 SHIM_EXPORT int omp_get_num_teams(void) { return 1; }
 SHIM_EXPORT int omp_get_team_num(void) { return 0; }
-SHIM_EXPORT omp_proc_bind_t omp_get_proc_bind(void)
+SHIM_EXPORT int omp_get_max_teams(void) { return fj_icv_num_teams(); }
+SHIM_EXPORT void omp_set_num_teams(int num_teams)
 {
-    return omp_proc_bind_false;
+    fj_icv_set_num_teams(num_teams);
 }
-SHIM_EXPORT int omp_get_num_places(void) { return 0; }
+SHIM_EXPORT int omp_get_teams_thread_limit(void)
+{
+    return fj_icv_teams_thread_limit();
+}
+SHIM_EXPORT void omp_set_teams_thread_limit(int limit)
+{
+    fj_icv_set_teams_thread_limit(limit);
+}
+
+/* ---- pause: the host device only ------------------------------------------ */
+
+static int pause_host(int kind)
+{
+    int failed = fj_pause(kind);
+    if (!failed && kind == omp_pause_hard)
+        shim_alloc_reset_default();
+    return failed;
+}
+
+SHIM_EXPORT int omp_pause_resource(omp_pause_resource_t kind, int device)
+{
+    if (device != omp_get_initial_device())
+        return 1;           /* no such device */
+    return pause_host((int)kind);
+}
+
+SHIM_EXPORT int omp_pause_resource_all(omp_pause_resource_t kind)
+{
+    return pause_host((int)kind);
+}
+
+SHIM_EXPORT int __kmpc_pause_resource(int kind);
+int __kmpc_pause_resource(int kind) { return pause_host(kind); }
+
+/* ---- the environment and tools ---------------------------------------- */
+
+SHIM_EXPORT void omp_display_env(int verbose) { fj_display_env(verbose); }
+
+/* No OMPT tool is ever attached. */
+SHIM_EXPORT int omp_control_tool(int command, int modifier, void *arg)
+{
+    return omp_control_tool_notool;
+}
 
 /* Tasks never wait, so priorities change nothing. */
 SHIM_EXPORT int omp_get_max_task_priority(void) { return 0; }

@@ -2,8 +2,8 @@
  * shim_unsupported.c - libomp entry points clang 14 emits for constructs
  * dsmomp does not support.  Exporting them turns what would be a link
  * error (or, with a partial implementation, a wrong answer) into a run-time
- * end of the job with "dsmomp: <construct> is not supported", naming the
- * source location.
+ * end of the job with "dsmomp: <construct> is not supported (in FUNCTION,
+ * FILE:LINE): what to do instead" (shim_location.c).
  *
  * Cancellation is the exception that is not an error by itself: with the
  * cancel-var ICV false (OMP_CANCELLATION unset or false, libomp's default)
@@ -21,14 +21,24 @@
 #include "base_log.h"
 #include "forkjoin.h"
 #include "shim_kmp.h"
+#include "shim_location.h"
 
-__attribute__((noreturn)) static void unsupported(const char *construct,
-                                                  const ident_t *loc,
-                                                  const char *why)
+/* End the job naming the construct and where the program meets it: the
+ * function (from the entry point's return address when the program has no
+ * debug information) and file:line (with -g). */
+__attribute__((noreturn)) static void unsupported_at(const char *construct,
+                                                     const ident_t *loc,
+                                                     const void *caller,
+                                                     const char *why)
 {
-    dsm_fatal("dsmomp: %s is not supported (at %s): %s", construct,
-              shim_where(loc), why);
+    char where[1024];
+    dsm_fatal("dsmomp: %s is not supported (%s): %s", construct,
+              shim_location(loc, caller, where, sizeof where), why);
 }
+
+/* In every entry point below: the caller is the construct's code. */
+#define unsupported(construct, loc, why)                                      \
+    unsupported_at(construct, loc, __builtin_return_address(0), why)
 
 /* ---- taskloop ------------------------------------------------------------ */
 
@@ -163,6 +173,58 @@ void __kmpc_push_num_teams(ident_t *loc, kmp_int32 gtid, kmp_int32 num_teams,
     unsupported("teams", loc, "one team spans the cluster already");
 }
 
+/* distribute loops: only inside teams, which ends the job first; the
+ * entries exist so that such a program links. */
+static const char distribute_why[] = "one team spans the cluster already; "
+                                     "use a work-sharing loop";
+
+#define DISTRIBUTE(name, params)                                              \
+    SHIM_EXPORT void name params;                                             \
+    void name params                                                          \
+    {                                                                         \
+        unsupported("distribute (teams)", loc, distribute_why);               \
+    }
+DISTRIBUTE(__kmpc_dist_for_static_init_4, (ident_t *loc, kmp_int32 gtid,
+    kmp_int32 sched, kmp_int32 *last, kmp_int32 *lower, kmp_int32 *upper,
+    kmp_int32 *upper_dist, kmp_int32 *stride, kmp_int32 incr,
+    kmp_int32 chunk))
+DISTRIBUTE(__kmpc_dist_for_static_init_4u, (ident_t *loc, kmp_int32 gtid,
+    kmp_int32 sched, kmp_int32 *last, kmp_uint32 *lower, kmp_uint32 *upper,
+    kmp_uint32 *upper_dist, kmp_int32 *stride, kmp_int32 incr,
+    kmp_int32 chunk))
+DISTRIBUTE(__kmpc_dist_for_static_init_8, (ident_t *loc, kmp_int32 gtid,
+    kmp_int32 sched, kmp_int32 *last, kmp_int64 *lower, kmp_int64 *upper,
+    kmp_int64 *upper_dist, kmp_int64 *stride, kmp_int64 incr,
+    kmp_int64 chunk))
+DISTRIBUTE(__kmpc_dist_for_static_init_8u, (ident_t *loc, kmp_int32 gtid,
+    kmp_int32 sched, kmp_int32 *last, kmp_uint64 *lower, kmp_uint64 *upper,
+    kmp_uint64 *upper_dist, kmp_int64 *stride, kmp_int64 incr,
+    kmp_int64 chunk))
+DISTRIBUTE(__kmpc_dist_dispatch_init_4, (ident_t *loc, kmp_int32 gtid,
+    kmp_int32 sched, kmp_int32 *last, kmp_int32 lower, kmp_int32 upper,
+    kmp_int32 stride, kmp_int32 chunk))
+DISTRIBUTE(__kmpc_dist_dispatch_init_4u, (ident_t *loc, kmp_int32 gtid,
+    kmp_int32 sched, kmp_int32 *last, kmp_uint32 lower, kmp_uint32 upper,
+    kmp_int32 stride, kmp_int32 chunk))
+DISTRIBUTE(__kmpc_dist_dispatch_init_8, (ident_t *loc, kmp_int32 gtid,
+    kmp_int32 sched, kmp_int32 *last, kmp_int64 lower, kmp_int64 upper,
+    kmp_int64 stride, kmp_int64 chunk))
+DISTRIBUTE(__kmpc_dist_dispatch_init_8u, (ident_t *loc, kmp_int32 gtid,
+    kmp_int32 sched, kmp_int32 *last, kmp_uint64 lower, kmp_uint64 upper,
+    kmp_int64 stride, kmp_int64 chunk))
+DISTRIBUTE(__kmpc_team_static_init_4, (ident_t *loc, kmp_int32 gtid,
+    kmp_int32 *last, kmp_int32 *lower, kmp_int32 *upper, kmp_int32 *stride,
+    kmp_int32 incr, kmp_int32 chunk))
+DISTRIBUTE(__kmpc_team_static_init_4u, (ident_t *loc, kmp_int32 gtid,
+    kmp_int32 *last, kmp_uint32 *lower, kmp_uint32 *upper,
+    kmp_int32 *stride, kmp_int32 incr, kmp_int32 chunk))
+DISTRIBUTE(__kmpc_team_static_init_8, (ident_t *loc, kmp_int32 gtid,
+    kmp_int32 *last, kmp_int64 *lower, kmp_int64 *upper, kmp_int64 *stride,
+    kmp_int64 incr, kmp_int64 chunk))
+DISTRIBUTE(__kmpc_team_static_init_8u, (ident_t *loc, kmp_int32 gtid,
+    kmp_int32 *last, kmp_uint64 *lower, kmp_uint64 *upper,
+    kmp_int64 *stride, kmp_int64 incr, kmp_int64 chunk))
+
 /* ---- task reductions and detached tasks ----------------------------- */
 
 SHIM_EXPORT void *__kmpc_taskred_init(kmp_int32 gtid, kmp_int32 num,
@@ -237,56 +299,4 @@ void omp_fulfill_event(void *event)
 {
     unsupported("omp_fulfill_event (task detach)", NULL,
                 "tasks run undeferred and cannot wait for an event");
-}
-
-/* ---- OpenMP memory allocators ------------------------------------------ */
-
-SHIM_EXPORT void *omp_alloc(size_t size, void *allocator);
-SHIM_EXPORT void *omp_aligned_alloc(size_t alignment, size_t size,
-                                    void *allocator);
-SHIM_EXPORT void *omp_calloc(size_t count, size_t size, void *allocator);
-SHIM_EXPORT void *omp_realloc(void *ptr, size_t size, void *allocator,
-                              void *free_allocator);
-SHIM_EXPORT void omp_free(void *ptr, void *allocator);
-
-/* The predefined allocator handles omp.h declares, so that a program
- * naming them links and reaches the message below. */
-#define ALLOCATOR(name, value) SHIM_EXPORT const uintptr_t name = value;
-ALLOCATOR(omp_null_allocator, 0)
-ALLOCATOR(omp_default_mem_alloc, 1)
-ALLOCATOR(omp_large_cap_mem_alloc, 2)
-ALLOCATOR(omp_const_mem_alloc, 3)
-ALLOCATOR(omp_high_bw_mem_alloc, 4)
-ALLOCATOR(omp_low_lat_mem_alloc, 5)
-ALLOCATOR(omp_cgroup_mem_alloc, 6)
-ALLOCATOR(omp_pteam_mem_alloc, 7)
-ALLOCATOR(omp_thread_mem_alloc, 8)
-
-static const char alloc_why[] =
-    "use malloc, which dsmcc makes sharable";
-
-void *omp_alloc(size_t size, void *allocator)
-{
-    unsupported("omp_alloc (memory allocators)", NULL, alloc_why);
-}
-
-void *omp_aligned_alloc(size_t alignment, size_t size, void *allocator)
-{
-    unsupported("omp_aligned_alloc (memory allocators)", NULL, alloc_why);
-}
-
-void *omp_calloc(size_t count, size_t size, void *allocator)
-{
-    unsupported("omp_calloc (memory allocators)", NULL, alloc_why);
-}
-
-void *omp_realloc(void *ptr, size_t size, void *allocator,
-                  void *free_allocator)
-{
-    unsupported("omp_realloc (memory allocators)", NULL, alloc_why);
-}
-
-void omp_free(void *ptr, void *allocator)
-{
-    unsupported("omp_free (memory allocators)", NULL, alloc_why);
 }

@@ -75,10 +75,17 @@ static int resolve(int schedule, const fj_sched_t *run_sched, int64_t chunk,
         break;
     case FJ_KMP_RUNTIME:
     case FJ_KMP_RUNTIME_SIMD:
-        *kind = run_sched->kind == FJ_SCHED_AUTO ? FJ_SCHED_STATIC
-                                                 : run_sched->kind;
-        *c = run_sched->kind == FJ_SCHED_AUTO ? 0 : (uint64_t)run_sched->chunk;
-        return 0;
+        /* run-sched-var; its chunk 0 (or less) is the kind's default:
+         * balanced blocks for static, one iteration otherwise */
+        *kind = FJ_SCHED_KIND(run_sched->kind);
+        *c = run_sched->chunk > 0 ? (uint64_t)run_sched->chunk : 0;
+        if (*kind == FJ_SCHED_AUTO) {
+            *kind = FJ_SCHED_STATIC;
+            *c = 0;
+        }
+        if (*kind == FJ_SCHED_STATIC)
+            return 0;
+        break;
     default:
         return -1;
     }

@@ -36,8 +36,9 @@ enum fj_am_id {
 #define FJ_RED_ENTRIES 4     /* reductions a node may combine at once */
 
 typedef struct fj_sched {
-    int kind;                /* FJ_SCHED_* */
-    int chunk;               /* 0: the kind's default */
+    int kind;                /* FJ_SCHED_*, | FJ_SCHED_MONOTONIC */
+    int chunk;               /* 0: static's balanced blocks; dynamic and
+                                guided: at least 1; auto: 1 (unused) */
 } fj_sched_t;
 
 /* Internal control variables of a data environment. */

@@ -30,7 +30,8 @@ dsm_status_t fj_wire_fork(const void *payload, size_t len,
     long team_max = (long)lim->nodes * lim->threads;
     if (m->nthreads < 2 || m->nthreads > team_max || m->icv_nthreads < 1 ||
         (m->icv_dynamic != 0 && m->icv_dynamic != 1) ||
-        m->sched_kind < FJ_SCHED_STATIC || m->sched_kind > FJ_SCHED_AUTO ||
+        FJ_SCHED_KIND(m->sched_kind) < FJ_SCHED_STATIC ||
+        FJ_SCHED_KIND(m->sched_kind) > FJ_SCHED_AUTO ||
         m->sched_chunk < 0 || m->level < 1 || m->icv_max_active_levels < 1)
         return DSM_ERR_PROTOCOL;
     memcpy(&out->msg, &hdr, head);

@@ -134,14 +134,20 @@ int fj_process_thread_num(void);   /* thread number within this node */
 int fj_total_threads(void);        /* nodes * threads per node */
 int fj_in_final(void);
 
-/* Schedule kinds of omp_sched_t (values as in omp.h). */
+/* Schedule kinds of omp_sched_t (values as in omp.h), and its monotonic
+ * modifier bit, which run-sched-var keeps beside the kind. */
 enum { FJ_SCHED_STATIC = 1, FJ_SCHED_DYNAMIC = 2, FJ_SCHED_GUIDED = 3,
        FJ_SCHED_AUTO = 4 };
+#define FJ_SCHED_MONOTONIC ((int)0x80000000u)
+#define FJ_SCHED_KIND(k) ((k) & ~FJ_SCHED_MONOTONIC)
 
 int  fj_icv_nthreads(void);
 void fj_icv_set_nthreads(int nthreads);
 int  fj_icv_dynamic(void);
 void fj_icv_set_dynamic(int dynamic);
+/* kind: an omp_sched_t with its modifier; chunk: as omp_get_schedule
+ * reports it (0 for static's default blocks, at least 1 otherwise).
+ * Setting an unknown kind ends the job. */
 void fj_icv_schedule(int *kind, int *chunk);
 void fj_icv_set_schedule(int kind, int chunk);
 int  fj_icv_max_active_levels(void);
@@ -149,5 +155,63 @@ void fj_icv_set_max_active_levels(int levels);
 int  fj_supported_active_levels(void);
 void fj_icv_set_nested(int nested);   /* omp_set_nested */
 int  fj_icv_thread_limit(void);
+
+/* Device-wide ICVs: the node's values (serial code runs on node 0).
+ * Setters ignore values libomp ignores (teams: less than 1). */
+int  fj_icv_num_teams(void);
+void fj_icv_set_num_teams(int nteams);
+int  fj_icv_teams_thread_limit(void);
+void fj_icv_set_teams_thread_limit(int limit);
+int  fj_icv_default_device(void);
+void fj_icv_set_default_device(int device);
+int  fj_icv_proc_bind(void);             /* an omp_proc_bind_t value */
+uintptr_t fj_icv_default_allocator(void);  /* OMP_ALLOCATOR: 1 .. 8 */
+/* The name of predefined allocator 1 .. 8, NULL for any other. */
+const char *fj_icv_allocator_name(uintptr_t allocator);
+/* affinity-format-var: copied to buf (size bytes, truncated, NUL ended);
+ * returns its length.  Setting a format of 4096 characters or more ends
+ * the job. */
+size_t fj_icv_affinity_format(char *buf, size_t size);
+void fj_icv_set_affinity_format(const char *format);
+
+/* The node's settings: each team thread's stack, and how long idle
+ * threads poll before sleeping (kmp_set_blocktime, milliseconds), and
+ * libomp's library modes (kmp_set_library): serial makes teams of one
+ * thread, turnaround waits actively, throughput as OMP_WAIT_POLICY. */
+enum { FJ_LIBRARY_SERIAL = 1, FJ_LIBRARY_TURNAROUND = 2,
+       FJ_LIBRARY_THROUGHPUT = 3 };
+size_t fj_icv_stack_size(void);
+int  fj_icv_blocktime(void);
+void fj_icv_set_blocktime(int ms);
+int  fj_icv_library(void);
+void fj_icv_set_library(int library);    /* an unknown mode ends the job */
+
+/* This node's processors: OS numbers of the CPUs the process may run on
+ * at start-up; returns their count (at least 1). */
+int  fj_node_cpus(const int **cpus);
+
+/* omp_pause_resource on the host: 0 when done; non-zero when already
+ * paused (soft, hard), not paused (resume), inside an active region, or
+ * for an unknown kind.  A hard pause resets the ICVs to their start-up
+ * values; the next region resumes. */
+enum { FJ_PAUSE_RESUME = 0, FJ_PAUSE_SOFT = 1, FJ_PAUSE_HARD = 2 };
+int  fj_pause(int kind);
+
+/* The ICVs' start-up values, for omp_display_env. */
+typedef struct fj_icv_report {
+    int nthreads, dynamic, sched_kind, sched_chunk, thread_limit;
+    int max_active_levels;
+    size_t stack_size;
+    int nteams, teams_thread_limit, default_device, proc_bind, allocator;
+    int spin;
+    uint64_t blocktime_ms;
+    const char *affinity_format;
+    int display_env;         /* OMP_DISPLAY_ENV: 0, 1 true, 2 verbose */
+} fj_icv_report_t;
+void fj_icv_initial(fj_icv_report_t *out);
+/* Print the OpenMP version, the ICVs' start-up values and dsmomp's
+ * settings (the layout; all of them with verbose) to stderr, as
+ * OMP_DISPLAY_ENV asks at start-up (node 0) and omp_display_env does. */
+void fj_display_env(int verbose);
 
 #endif
