@@ -15,6 +15,7 @@
 
 #include "dsm.h"
 #include "forkjoin.h"
+#include "forkjoin_task.h"
 #include "shim_kmp.h"
 
 SHIM_EXPORT void omp_set_num_threads(int n) { fj_icv_set_nthreads(n); }
@@ -87,8 +88,11 @@ SHIM_EXPORT omp_proc_bind_t omp_get_proc_bind(void)
 }
 SHIM_EXPORT int omp_get_num_places(void) { return 0; }
 
-/* Tasks never wait, so priorities change nothing. */
-SHIM_EXPORT int omp_get_max_task_priority(void) { return 0; }
+/* OMP_MAX_TASK_PRIORITY (default 0: priority clauses change nothing). */
+SHIM_EXPORT int omp_get_max_task_priority(void)
+{
+    return fj_task_max_priority();
+}
 SHIM_EXPORT int omp_get_cancellation(void) { return 0; }
 
 SHIM_EXPORT double omp_get_wtime(void)

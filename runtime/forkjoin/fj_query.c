@@ -113,5 +113,3 @@ int fj_total_threads(void)
     return fj.started ? fj.size * fj.threads : 1;
 }
 
-/* Tasks run undeferred and are never final. */
-int fj_in_final(void) { return 0; }

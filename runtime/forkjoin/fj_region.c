@@ -33,6 +33,7 @@
 #include "coherence.h"
 #include "fj_internal.h"
 #include "fj_mailbox.h"
+#include "fj_task.h"
 #include "fj_words.h"
 #include "sys_region.h"
 #include "transport.h"
@@ -59,6 +60,7 @@ static void run_serialized(fj_thread_t *self, fj_microtask_t fn, int argc,
     int32_t gtid = self->gtid, btid = 0;
     self->serial++;
     call_microtask(fn, &gtid, &btid, slots);
+    fj_task_alone_drain();          /* the inner region's tasks */
     self->serial--;
 }
 
@@ -67,8 +69,10 @@ void fj_serialized_begin(void) { fj_self()->serial++; }
 void fj_serialized_end(void)
 {
     fj_thread_t *self = fj_self();
-    if (self->serial > 0)
+    if (self->serial > 0) {
+        fj_task_alone_drain();      /* the inner region's tasks */
         self->serial--;
+    }
 }
 
 void fj_push_num_threads(int nthreads)
@@ -99,6 +103,7 @@ void fj_team_setup(const fj_fork_msg_t *msg)
     team->icv.dynamic = msg->icv_dynamic;
     team->icv.sched = (fj_sched_t){msg->sched_kind, msg->sched_chunk};
     atomic_store(&team->bar_arrived, 0);
+    fj_task_region_open(team);
 }
 
 void fj_member_run(fj_thread_t *self, int local)
@@ -113,6 +118,7 @@ void fj_member_run(fj_thread_t *self, int local)
     self->icv = team->icv;
     int32_t gtid = self->gtid, btid = self->num;
     call_microtask(team->microtask, &gtid, &btid, team->args);
+    fj_task_member_end(self);       /* the region's tasks: fj_task.h */
     self->team = NULL;
 }
 

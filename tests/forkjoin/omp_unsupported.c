@@ -1,8 +1,7 @@
 /*
  * omp_unsupported.c - constructs dsmomp does not support end the job with
  * "dsmomp: <construct> is not supported" instead of failing to link or
- * running wrongly.  argv[1] picks the construct: taskloop, doacross,
- * teams, cancel (ends the job only with OMP_CANCELLATION=true; without it
+ * running wrongly.  argv[1] picks the construct: doacross, teams, cancel (ends the job only with OMP_CANCELLATION=true; without it
  * the specification makes cancel do nothing, and the program must finish
  * with every iteration run).
  *
@@ -22,13 +21,7 @@ static long a[N];
 int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "";
-    if (strcmp(what, "taskloop") == 0) {
-#pragma omp parallel
-#pragma omp single
-#pragma omp taskloop
-        for (int i = 0; i < N; i++)
-            a[i] = i;
-    } else if (strcmp(what, "doacross") == 0) {
+    if (strcmp(what, "doacross") == 0) {
 #pragma omp parallel for ordered(1)
         for (int i = 1; i < N; i++) {
 #pragma omp ordered depend(sink : i - 1)
@@ -49,8 +42,7 @@ int main(int argc, char **argv)
         RESULT("cancel ignored: %ld iterations", ran);
         return check_status("omp_unsupported");
     } else {
-        fprintf(stderr, "usage: omp_unsupported taskloop|doacross|teams|"
-                "cancel\n");
+        fprintf(stderr, "usage: omp_unsupported doacross|teams|cancel\n");
         return 3;
     }
     fprintf(stderr, "omp_unsupported: %s ran to the end\n", what);
