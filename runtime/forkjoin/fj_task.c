@@ -555,9 +555,10 @@ void fj_task_fulfill(void *event)
         dsm_fatal("omp_fulfill_event: %p is not an event handle of a "
                   "detached task of this node", event);
     if (t->node != fj.rank)
-        dsm_fatal("omp_fulfill_event on node %d for a task of node %d: "
-                  "dsmomp completes a detached task on its own node only",
-                  fj.rank, t->node);
+        dsm_fatal("dsmomp: omp_fulfill_event for a task of another node is "
+                  "not supported (called on node %d for the task made on "
+                  "node %d at %s): fulfill an event on the node that made "
+                  "its task", fj.rank, t->node, t->where);
     for (;;) {
         int32_t s = atomic_load(&t->event);
         if (s == FJ_EVENT_ARMED) {

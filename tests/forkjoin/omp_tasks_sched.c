@@ -7,7 +7,10 @@
  * `single nowait`.  Tasks made before a barrier, a worksharing loop's end
  * or the end of a region are complete after it, and their writes are
  * visible on every node.  The threads of the last node make tasks while
- * the other nodes already wait in the barrier.
+ * the other nodes already wait in the barrier.  With OMP_MAX_TASK_PRIORITY
+ * set and two threads per node, tasks of a higher priority made after
+ * ones of priority 0 start first (the other threads of the node are held
+ * by gate tasks while the master makes them).
  *
  * Test program (dsmcc, dsmrun).  Exit status 0 when everything matched.
  */
@@ -29,6 +32,9 @@ static int pairs;       /* two threads per node: tasks can meet */
 static long made[MAX_THREADS][PER_THREAD];
 static long late[MAX_THREADS][PER_THREAD];
 static long looped[256];
+static long high_start[6], low_start[6];
+static int gates_started, gates_open;
+static long tick;
 
 static void busy(int us)
 {
@@ -64,6 +70,65 @@ static void generate(void)
             done[i] = i + 1;
         }
     }
+}
+
+static long stamp(void)
+{
+    long v;
+#pragma omp atomic capture
+    v = ++tick;
+    return v;
+}
+
+/* Wait (up to 10 s) until *word reaches value. */
+static int wait_for(int *word, int value)
+{
+    double give_up = omp_get_wtime() + 10.0;
+    int seen = 0;
+    while (omp_get_wtime() < give_up) {
+#pragma omp atomic read
+        seen = *word;
+        if (seen >= value)
+            return 1;
+    }
+    return 0;
+}
+
+static void priorities(int per_node)
+{
+    int max = atoi(getenv("OMP_MAX_TASK_PRIORITY"));
+    CHECK_EQ_LONG(omp_get_max_task_priority(), max);
+#pragma omp parallel
+#pragma omp master
+    {
+        for (int g = 1; g < per_node; g++) {
+#pragma omp task
+            {
+#pragma omp atomic
+                gates_started++;
+                CHECK(wait_for(&gates_open, 1));
+            }
+        }
+        CHECK(wait_for(&gates_started, per_node - 1));
+        for (int k = 0; k < 6; k++) {
+#pragma omp task priority(max) firstprivate(k)
+            high_start[k] = stamp();
+        }
+        for (int k = 0; k < 6; k++) {
+#pragma omp task firstprivate(k)
+            low_start[k] = stamp();
+        }
+#pragma omp atomic write
+        gates_open = 1;
+#pragma omp taskwait
+    }
+    long last_high = 0, first_low = -1;
+    for (int k = 0; k < 6; k++) {
+        last_high = high_start[k] > last_high ? high_start[k] : last_high;
+        if (first_low < 0 || low_start[k] < first_low)
+            first_low = low_start[k];
+    }
+    CHECK(last_high < first_low);
 }
 
 static void reset(void)
@@ -171,5 +236,7 @@ int main(void)
     for (int who = 0; who < nth; who++)
         for (int k = 0; k < PER_THREAD; k++)
             CHECK_EQ_LONG(made[who][k], -1L - who - k);
+    if (getenv("OMP_MAX_TASK_PRIORITY") && per_node >= 2)
+        priorities(per_node);
     return check_status("omp_tasks_sched");
 }
