@@ -57,6 +57,8 @@ static fj_task_thread_t *me_create(void)
     return me;
 }
 
+fj_task_thread_t *fj_task_me_or_null(void) { return me_tls; }
+
 fj_task_thread_t *fj_task_me(void)
 {
     fj_task_thread_t *me = me_tls;

@@ -115,6 +115,8 @@ typedef struct fj_task_thread {
 } fj_task_thread_t;
 
 fj_task_thread_t *fj_task_me(void);
+/* NULL for a thread that never met a task. */
+fj_task_thread_t *fj_task_me_or_null(void);
 /* The pool the calling thread's new tasks go to, and whose tasks it may
  * run: the node's team pool for a member of an active team, else its own. */
 fj_task_pool_t *fj_task_context_pool(fj_task_thread_t *me);

@@ -544,10 +544,11 @@ static int alone_done(void *arg)
 
 void fj_task_alone_drain(void)
 {
-    fj_task_thread_t *me = fj_task_me();
-    fj_task_pool_t *pool = me->alone;
+    fj_task_thread_t *me = fj_task_me_or_null();
+    fj_task_pool_t *pool = me ? me->alone : NULL;
     if (!pool || atomic_load(&pool->unfinished) == 0)
         return;
+    me = fj_task_me();
     fj_task_t *root = me->tied_root;
     me->tied_root = NULL;
     fj_pool_wait(me, alone_done, pool, NULL, 1);
