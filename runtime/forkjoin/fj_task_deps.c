@@ -341,16 +341,16 @@ static void apply(depentry_t *e, fj_depnode_t *n, fj_dep_kind_t kind)
         } else {
             list_link(&e->writers, n);
             list_link(&e->readers, n);
-            /* the new group waits for what n waits for */
-            list_clear(&e->before);
-            nodelist_t old_w = e->writers, old_r = e->readers;
-            e->before = old_w;
+            /* later members of the new group wait for what n waits for:
+             * the writers and readers, whose references move */
+            list_free(&e->before);
+            e->before = e->writers;
             e->writers = (nodelist_t){0};
-            for (int i = 0; i < old_r.n; i++) {
-                list_add(&e->before, old_r.v[i]);
-                node_unref(old_r.v[i]);
+            for (int i = 0; i < e->readers.n; i++) {
+                list_add(&e->before, e->readers.v[i]);
+                node_unref(e->readers.v[i]);
             }
-            e->readers = (nodelist_t){old_r.v, 0, old_r.cap};
+            e->readers.n = 0;
             e->wkind = (int)kind;
         }
         list_add(&e->writers, n);
