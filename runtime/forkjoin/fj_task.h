@@ -132,6 +132,9 @@ typedef struct fj_deque {
     char pad[32];
 } fj_deque_t;
 
+/* Fields written at different rates sit on cache lines of their own:
+ * waiting threads poll unfinished, which a region's start must not
+ * disturb, and the other way round. */
 struct fj_task_pool {
     int team;                    /* the node's team pool (else one thread's) */
     int members;                 /* threads that take from the deques */
@@ -139,18 +142,19 @@ struct fj_task_pool {
     fj_deque_t *deque;           /* [capacity] */
     fj_bell_t **bell;            /* [capacity]: members' bells */
     /* tasks with a priority, and tasks made ready by other threads */
-    _Atomic uint32_t shared_lock;
+    _Alignas(64) _Atomic uint32_t shared_lock;
     _Atomic uint32_t shared_count;
     _Atomic uint32_t shared_pushes;
     struct fj_prio_bucket *bucket;
     int nbuckets, capbuckets;
-    _Atomic int64_t unfinished;  /* tasks of the pool not complete */
-    _Atomic int32_t asleep;      /* members sleeping on their bells */
+    _Alignas(64) _Atomic int64_t unfinished;  /* tasks not complete */
+    _Alignas(64) _Atomic int32_t asleep;      /* members on their bells */
     _Atomic int32_t zero_waiters;  /* sleepers waiting for unfinished == 0 */
     /* team pool: the region its tasks belong to */
-    _Atomic int32_t open;
+    _Alignas(64) _Atomic int32_t open;
     _Atomic int32_t helpers;     /* idle members looking for work */
-    _Atomic int32_t ended;       /* members whose implicit task returned */
+    _Alignas(64) _Atomic int32_t ended;  /* members whose implicit task
+                                            returned */
 };
 
 /* Queue a ready task.  may_wake: ring a sleeping member. */

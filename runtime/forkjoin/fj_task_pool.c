@@ -78,9 +78,13 @@ static void spin_unlock(_Atomic uint32_t *lock)
     atomic_store_explicit(lock, 0, memory_order_release);
 }
 
+/* One round of spinning; every 512 rounds the CPU is yielded, because
+ * with more threads than cores the thread being waited for may need this
+ * very core.  (fj_wait.c yields every 1024 pauses; a round here also looks
+ * at the pool and takes about twice as long.) */
 static void spin_step(int i)
 {
-    if ((i & 1023) == 1023)
+    if ((i & 511) == 511)
         sched_yield();
     else
         fj_cpu_relax();
@@ -111,7 +115,7 @@ static fj_bell_t *bell_new(void)
 
 static void pool_init(fj_task_pool_t *pool, int capacity, int team)
 {
-    memset(pool, 0, sizeof *pool);
+    memset((void *)pool, 0, sizeof *pool);
     pool->team = team;
     pool->capacity = capacity;
     pool->members = team ? 0 : 1;
@@ -138,7 +142,7 @@ fj_task_pool_t *fj_pool_team(void)
 
 fj_task_pool_t *fj_pool_alone_create(fj_bell_t *owner)
 {
-    fj_task_pool_t *pool = malloc(sizeof *pool);
+    fj_task_pool_t *pool = aligned_alloc(64, sizeof *pool);
     if (!pool)
         dsm_fatal("out of memory for a thread's task pool");
     pool_init(pool, 1, 0);
@@ -418,8 +422,11 @@ void fj_pool_wait(fj_task_thread_t *me, int (*done)(void *arg), void *arg,
     for (;;) {
         if (done(arg))
             return;
-        uint64_t pushes = pushes_seen(pool);
-        if (fj_pool_run_one(me)) {
+        /* no task in the pool: nothing to look for (a barrier without
+         * tasks spins as cheaply as one before tasks existed) */
+        int tasks = atomic_load(&pool->unfinished) != 0;
+        uint64_t pushes = tasks ? pushes_seen(pool) : 0;
+        if (tasks && fj_pool_run_one(me)) {
             spins = 0;
             continue;
         }
@@ -436,7 +443,10 @@ void fj_pool_wait(fj_task_thread_t *me, int (*done)(void *arg), void *arg,
         atomic_store(&bell->asleep, me->tied_root ? FJ_BELL_CONSTRAINED
                                                   : FJ_BELL_FREE);
         atomic_fetch_add(&pool->asleep, 1);
-        if (!done(arg) && pushes_seen(pool) == pushes)
+        /* a task made since the last look changed the pool's unfinished
+         * count (none before) or a push counter (some before) */
+        if (!done(arg) && (tasks ? pushes_seen(pool) == pushes
+                                 : atomic_load(&pool->unfinished) == 0))
             bell_sleep(bell, seen);
         atomic_fetch_sub(&pool->asleep, 1);
         atomic_store(&bell->asleep, FJ_BELL_AWAKE);
@@ -458,9 +468,10 @@ void fj_task_region_open(fj_team_t *team)
     while (atomic_load(&pool->helpers) > 0)
         fj_cpu_relax();
     DSM_ASSERT(atomic_load(&pool->unfinished) == 0);
-    pool->members = team->local_count;
-    atomic_store(&pool->ended, 0);
-    atomic_store(&pool->open, 1);
+    if (pool->members != team->local_count)
+        pool->members = team->local_count;
+    atomic_store_explicit(&pool->ended, 0, memory_order_relaxed);
+    atomic_store_explicit(&pool->open, 1, memory_order_release);
 }
 
 typedef struct region_wait {
@@ -480,13 +491,15 @@ void fj_task_member_end(fj_thread_t *self)
     fj_task_thread_t *me = fj_task_me();
     fj_task_pool_t *pool = fj_pool_team();
     int members = self->team->local_count;
-    if (atomic_fetch_add(&pool->ended, 1) + 1 == members)
-        fj_pool_wake_all(pool);
+    int ended = atomic_fetch_add(&pool->ended, 1) + 1;
     if (self->local == 0) {
         region_wait_t w = {pool, members};
-        fj_pool_wait(me, region_done, &w, NULL, 1);
+        if (ended != members || atomic_load(&pool->unfinished) != 0)
+            fj_pool_wait(me, region_done, &w, NULL, 1);
     } else {
-        while (fj_pool_run_one(me))
+        if (ended == members)
+            fj_pool_wake_all(pool);     /* thread 0 may wait for it */
+        while (atomic_load(&pool->unfinished) != 0 && fj_pool_run_one(me))
             ;
     }
     if (me->implicit->deps)
@@ -495,51 +508,52 @@ void fj_task_member_end(fj_thread_t *self)
 
 typedef struct barrier_wait {
     fj_team_t *team;
-    fj_task_pool_t *pool;
     uint32_t gen;
-    int last;                /* this thread completes the barrier */
 } barrier_wait_t;
 
-static int barrier_done(void *arg)
+static int barrier_released(void *arg)
 {
     barrier_wait_t *w = arg;
-    fj_team_t *team = w->team;
-    if (atomic_load_explicit(&team->bar_gen, memory_order_acquire) != w->gen)
-        return 1;
-    uint32_t all = (uint32_t)team->local_count;
-    if (atomic_load(&team->bar_arrived) == all &&
-        atomic_load(&w->pool->unfinished) == 0) {
-        uint32_t expect = all;
-        if (atomic_compare_exchange_strong(&team->bar_arrived, &expect, 0)) {
-            w->last = 1;
-            return 1;
-        }
-    }
-    return 0;
+    return atomic_load_explicit(&w->team->bar_gen, memory_order_acquire) !=
+           w->gen;
+}
+
+static int pool_idle(void *arg)
+{
+    return atomic_load(&((fj_task_pool_t *)arg)->unfinished) == 0;
 }
 
 int fj_task_barrier_gather(fj_thread_t *self, uint32_t gen)
 {
+    fj_team_t *team = self->team;
+    fj_task_pool_t *pool = &team_pool;      /* set up when the region began */
+    int last = atomic_fetch_add(&team->bar_arrived, 1) + 1 ==
+               (uint32_t)team->local_count;
+    if (last && atomic_load(&pool->unfinished) == 0) {
+        atomic_store_explicit(&team->bar_arrived, 0, memory_order_relaxed);
+        return 1;
+    }
     fj_task_thread_t *me = fj_task_me();
-    barrier_wait_t w = {self->team, fj_pool_team(), gen, 0};
-    atomic_fetch_add(&w.team->bar_arrived, 1);
     /* a barrier is not a tied task's scheduling point: no constraint */
     fj_task_t *root = me->tied_root;
     me->tied_root = NULL;
-    fj_pool_wait(me, barrier_done, &w, NULL, 1);
+    if (last) {
+        /* the last to arrive completes the barrier once the node's tasks
+         * are complete (none can be made then: every member is here) */
+        fj_pool_wait(me, pool_idle, pool, NULL, 1);
+        atomic_store_explicit(&team->bar_arrived, 0, memory_order_relaxed);
+    } else {
+        barrier_wait_t w = {team, gen};
+        fj_pool_wait(me, barrier_released, &w, NULL, 0);
+    }
     me->tied_root = root;
-    return w.last;
+    return last;
 }
 
 void fj_task_barrier_release(fj_team_t *team)
 {
     (void)team;
-    fj_pool_wake_all(fj_pool_team());
-}
-
-static int alone_done(void *arg)
-{
-    return atomic_load(&((fj_task_pool_t *)arg)->unfinished) == 0;
+    fj_pool_wake_all(&team_pool);
 }
 
 void fj_task_alone_drain(void)
@@ -551,7 +565,7 @@ void fj_task_alone_drain(void)
     me = fj_task_me();
     fj_task_t *root = me->tied_root;
     me->tied_root = NULL;
-    fj_pool_wait(me, alone_done, pool, NULL, 1);
+    fj_pool_wait(me, pool_idle, pool, NULL, 1);
     me->tied_root = root;
 }
 
@@ -589,8 +603,9 @@ void fj_task_idle_wait(fj_thread_t *self, _Atomic uint32_t *go,
     for (;;) {
         if (atomic_load_explicit(go, memory_order_acquire) != seen)
             return;
-        uint64_t pushes = pushes_seen(pool);
-        if (help(self, me)) {
+        int tasks = atomic_load(&pool->unfinished) != 0;
+        uint64_t pushes = tasks ? pushes_seen(pool) : 0;
+        if (tasks && help(self, me)) {
             spins = 0;
             continue;
         }
@@ -601,7 +616,9 @@ void fj_task_idle_wait(fj_thread_t *self, _Atomic uint32_t *go,
         uint32_t rung = atomic_load(&bell->word);
         atomic_store(&bell->asleep, FJ_BELL_FREE);
         atomic_fetch_add(&pool->asleep, 1);
-        if (atomic_load(go) == seen && pushes_seen(pool) == pushes)
+        if (atomic_load(go) == seen &&
+            (tasks ? pushes_seen(pool) == pushes
+                   : atomic_load(&pool->unfinished) == 0))
             bell_sleep(bell, rung);
         atomic_fetch_sub(&pool->asleep, 1);
         atomic_store(&bell->asleep, FJ_BELL_AWAKE);
