@@ -83,6 +83,7 @@ void fj_push_num_threads(int nthreads)
 void fj_team_setup(const fj_fork_msg_t *msg)
 {
     fj_team_t *team = &fj.team;
+    fj_task_region_close();
     team->region = msg->region;
     team->microtask = (fj_microtask_t)(uintptr_t)msg->microtask;
     for (int i = 0; i < msg->argc; i++)

@@ -214,7 +214,9 @@ void fj_taskred_finish(fj_taskred_t *red);
 
 /* ---- hooks for the other fork-join modules --------------------------------- */
 
-/* fj_team_setup: a region starts on this node (its team is set up). */
+/* fj_team_setup: a region starts on this node: close the team pool before
+ * the team is written, open it for the region after. */
+void fj_task_region_close(void);
 void fj_task_region_open(fj_team_t *team);
 /* fj_member_run: the member's implicit task returned.  Node thread 0 waits
  * here until every member's has and every task of the region is complete;

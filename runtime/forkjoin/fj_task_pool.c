@@ -458,13 +458,19 @@ void fj_pool_wait(fj_task_thread_t *me, int (*done)(void *arg), void *arg,
 
 /* ---- barriers and regions ---------------------------------------------------- */
 
-void fj_task_region_open(fj_team_t *team)
+void fj_task_region_close(void)
 {
     fj_task_pool_t *pool = fj_pool_team();
-    /* idle members of the last region may still be looking for work */
+    /* idle members of the last region may still be looking for work (in
+     * vain: its tasks are complete); they read the team being set up */
     atomic_store(&pool->open, 0);
     while (atomic_load(&pool->helpers) > 0)
         fj_cpu_relax();
+}
+
+void fj_task_region_open(fj_team_t *team)
+{
+    fj_task_pool_t *pool = &team_pool;      /* fj_task_region_close made it */
     DSM_ASSERT(atomic_load(&pool->unfinished) == 0);
     if (pool->members != team->local_count)
         pool->members = team->local_count;
