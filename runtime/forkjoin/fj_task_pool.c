@@ -19,9 +19,10 @@
  * taskgroup's waiter) or every sleeping member (a barrier, the pool's
  * last task).  A push wakes one sleeping member.  Lost wake-ups: the
  * sleeper publishes that it sleeps and then looks again (at its condition,
- * and at the deques' push counters as they were before its last try); the
- * waker changes the state and then looks whether anyone sleeps.  Both use
- * sequentially consistent operations, so one of them sees the other.
+ * and at the deques' push counters as they were before its last try, or
+ * at the pool's unfinished count when it had no task); the waker changes
+ * the state and then looks whether anyone sleeps.  Both use sequentially
+ * consistent operations, so one of them sees the other.
  *
  * The team pool serves one region at a time.  A member whose implicit task
  * returned leaves when nothing is queued and goes back to the pool's idle
