@@ -41,7 +41,7 @@ void patterns_parse(int argc, char **argv, const char *kernel, long size,
 {
     patterns_options_t o = {.kernel = kernel, .size = size,
                             .max_steps = max_steps, .budget = 0.0,
-                            .warmup = 2};
+                            .warmup = 1};
     for (int i = 1; i < argc; i += 2) {
         const char *flag = argv[i];
         const char *value = i + 1 < argc ? argv[i + 1] : NULL;

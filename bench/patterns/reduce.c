@@ -9,7 +9,7 @@
  * Check: the values are small integers, so every sum is exact and the
  * total over all steps is known.
  *
- * Usage: reduce [-n R (reductions per region, 1000)] [-s STEPS]
+ * Usage: reduce [-n R (reductions per region, 200)] [-s STEPS]
  *               [-T SECONDS] [-w WARMUP]
  * Exit status: 0 right, 1 wrong answer, 2 bad input.
  */
@@ -44,7 +44,7 @@ static void reduce_step(void *state, long step)
 int main(int argc, char **argv)
 {
     patterns_options_t o;
-    patterns_parse(argc, argv, "reduce", 1000, 1, 100000000, 100000000, &o);
+    patterns_parse(argc, argv, "reduce", 200, 1, 100000000, 100000000, &o);
     struct reduce r = {.reductions = o.size, .total = 0.0};
     double one = 0.0;
     for (long i = 0; i < ELEMENTS; i++) {

@@ -6,7 +6,7 @@
  *
  * Check: the values are small integers, so the total is known exactly.
  *
- * Usage: mpiexec -n P reduce_mpi [-n R (1000)] [-s STEPS] [-T SECONDS]
+ * Usage: mpiexec -n P reduce_mpi [-n R (200)] [-s STEPS] [-T SECONDS]
  *                                [-w WARMUP]
  * Exit status: 0 right, 1 wrong answer, 2 bad input.
  */
@@ -24,7 +24,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
     patterns_options_t o;
-    patterns_parse(argc, argv, "reduce", 1000, 1, 100000000, 100000000, &o);
+    patterns_parse(argc, argv, "reduce", 200, 1, 100000000, 100000000, &o);
     long first = rank * ELEMENTS / ranks;
     long last = (rank + 1) * ELEMENTS / ranks;
     double x[ELEMENTS], one = 0.0, total = 0.0;

@@ -19,6 +19,7 @@ import datetime
 import json
 import os
 import shlex
+import shutil
 import signal
 import statistics
 import subprocess
@@ -31,11 +32,11 @@ PATTERNS = {
     "fft": ("-n 32", "FFT 32^3 forward + damp + inverse, 2 transposes"),
     "mg": ("-n 64", "multigrid V(2,2)-cycle, 65^3 finest, 6 levels"),
     "cg": ("-n 48", "CG iteration, 7-point CSR 48^3, 2 dot products"),
-    "wavefront": ("-n 512", "SSOR forward + backward sweep 512^2, "
+    "wavefront": ("-n 256", "SSOR forward + backward sweep 256^2, "
                   "pipelined with flush flags"),
     "tiny": ("-n 64", "one parallel for writing 64 doubles on the "
              "master's stack"),
-    "reduce": ("-n 1000", "one long region with 1000 omp-for reductions"),
+    "reduce": ("-n 200", "one long region with 200 omp-for reductions"),
     "ep": ("-n 131072", "131072 Gaussian pairs, one reduction"),
 }
 MPI_PATTERNS = {"tiny": "MPI_Bcast + MPI_Barrier per step",
@@ -93,7 +94,7 @@ def commands(a, kernel):
     if kernel in PATTERNS:
         where = os.path.abspath(os.path.join(a.builddir, "bench", "patterns"))
         options = shlex.split(a.sizes.get(kernel, PATTERNS[kernel][0]))
-        options += ["-T", str(a.budget), "-s", "100000000"]
+        options += ["-T", str(a.budget), "-s", "100000000", "-w", "1"]
         libomp = [os.path.join(where, kernel + "_libomp")] + options
         dsm = [os.path.join(where, kernel + "_dsm")] + options
         mpi = ([os.path.join(where, kernel + "_mpi")] + options
@@ -271,7 +272,7 @@ def measure(a, kernel, config, command, env_extra, round_number):
         result = parse_pattern(out)
         if result:
             run.update(result)
-            run["ok"] = result["ok"] and status == 0
+            run["ok"] = result["ok"] and status in (0, "timeout")
             if config.startswith("dsmomp"):
                 run["stats"], run["stats_nodes"] = harness_stats(out)
                 run["stats_scope"] = "timed steps"
@@ -282,16 +283,27 @@ def measure(a, kernel, config, command, env_extra, round_number):
                               a.sizes.get(kernel, APPS[kernel][0]))
             run["steps"] = steps
             run["per_step_us"] = 1e6 * float(kv["time"]) / max(steps, 1)
-            run["ok"] = status == 0
+            run["ok"] = status in (0, "timeout")
             totals, nodes = file_totals(stem)
             base = (app_baseline(a, kernel, config, command)
                     if config.startswith("dsmomp") and totals else None)
             if base and steps > base[1]:
                 run["stats"] = {k: (totals[k] - base[0][k]) /
                                 (steps - base[1]) for k in STAT_KEYS}
+                # a time, not a count: the difference of two runs can be
+                # below zero on a loaded machine
+                run["stats"]["protocol_ns"] = max(
+                    run["stats"]["protocol_ns"], 0.0)
                 run["stats_nodes"] = nodes
                 run["stats_scope"] = ("difference of %d and %d steps" %
                                       (steps, base[1]))
+    if run["ok"] and status == "timeout":
+        # seen with MPICH over TCP: a rank spinning in MPI_Finalize after
+        # the answer was printed; the figure counts, the hang is noted
+        run["note"] = ("answered, then hung until the %.0f s timeout "
+                       "(ended)" % a.timeout)
+        print("run-patterns: %s %s round %d: %s" %
+              (kernel, config, round_number, run["note"]), flush=True)
     if not run["ok"]:
         tail = (err.strip().splitlines() or [""])[-3:]
         run["symptom"] = ("timeout after %.0f s" % a.timeout
@@ -300,6 +312,71 @@ def measure(a, kernel, config, command, env_extra, round_number):
         print("run-patterns: %s %s round %d FAILED: %s" %
               (kernel, config, round_number, run["symptom"]), flush=True)
     return run
+
+
+def perftest(a, args, port):
+    """One ucx_perftest pair across the hosts over TCP (server in host 2);
+    returns the numbers of its "Final:" line or None."""
+    env = dict(os.environ, UCX_TLS="tcp,self", UCX_NET_DEVICES="eth0")
+    server = subprocess.Popen(["ip", "netns", "exec", a.ns2, "ucx_perftest",
+                               "-p", str(port)], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, env=env,
+                              start_new_session=True)
+    out = ""
+    for _ in range(10):         # the server may take a while to listen
+        time.sleep(0.5)
+        try:
+            done = subprocess.run(["ip", "netns", "exec", a.ns1,
+                                   "ucx_perftest", a.hosts.split(",")[1],
+                                   "-p", str(port)] + args,
+                                  capture_output=True, text=True, env=env,
+                                  timeout=60)
+        except subprocess.TimeoutExpired:
+            break
+        out = done.stdout
+        if done.returncode == 0 or server.poll() is not None:
+            break
+    try:
+        server.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        os.killpg(server.pid, signal.SIGKILL)
+        server.wait()
+    for line in out.splitlines():
+        if line.startswith("Final:"):
+            return [float(x) for x in line.split()[1:]]
+    return None
+
+
+def floors(a, round_number):
+    """The transport across the hosts over TCP, measured in the session:
+    our transport layer (bench/transport_bench under dsmrun --hosts: an
+    8-byte active message one way, a get of one 4 KiB page, a fetch-add)
+    and ucx_perftest (8-byte AM latency, put bandwidth of 64 KiB
+    messages).  Microseconds and MB/s."""
+    result = {}
+    bench = os.path.abspath(os.path.join(a.builddir, "bench",
+                                         "transport_bench"))
+    dsmrun = os.path.abspath(os.path.join(a.builddir, "runtime", "launcher",
+                                          "dsmrun"))
+    stem = os.path.join(a.raw, "floor.transport_bench.%d" % round_number)
+    status, out, _, _ = run_one(a, ["ip", "netns", "exec", a.ns1, dsmrun,
+                                    "--hosts", a.hosts, bench, "3000"],
+                                {"UCX_TLS": "tcp"}, stem)
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) >= 3 and f[0] == "RESULT":
+            result["dsm_" + f[1]] = float(f[2])
+    port = 20000 + (os.getpid() + round_number) % 20000
+    lat = perftest(a, ["-t", "ucp_am_lat", "-s", "8", "-n", "10000"], port)
+    if lat:
+        result["perftest_am_lat_8_us"] = lat[1]        # typical
+    bw = perftest(a, ["-t", "ucp_put_bw", "-s", "65536", "-n", "3000"],
+                  port + 1)
+    if bw:
+        result["perftest_put_bw_64k_MBps"] = bw[5]     # overall
+    with open(stem + ".json", "w") as f:
+        json.dump(result, f)
+    return result
 
 
 def summarise(runs):
@@ -313,6 +390,9 @@ def summarise(runs):
             entry["stats"] = {k: statistics.median(s[k] for s in with_stats)
                               for k in STAT_KEYS}
             entry["stats_scope"] = good[0].get("stats_scope")
+    notes = [r["note"] for r in runs if r.get("note")]
+    if notes:
+        entry["notes"] = notes
     if not entry["ok"]:
         entry["failures"] = ["%s" % r.get("symptom", "wrong answer")
                              for r in runs if not r["ok"]]
@@ -354,14 +434,25 @@ def table(results, meta):
     add("")
     add("%s; commit %s; load average %s at the start, %s at the end; "
         "OMP_WAIT_POLICY=%s; %d rounds, median per configuration; pattern "
-        "runs: %.1f s of timed steps each after %d untimed steps." %
+        "runs: %.1f s of timed steps each after one untimed step." %
         (meta["date"], meta["commit"], meta["load_start"], meta["load_end"],
-         meta["wait_policy"], meta["repeats"], meta["budget"], 2))
+         meta["wait_policy"], meta["repeats"], meta["budget"]))
     add("")
     add("Time per step in µs (the machine is shared and has 2 cores: "
         "times are noisy, counts are not).  ×lib: ratio to libomp 1×2.  "
         "TCP: two network-namespace hosts, UCX_TLS=tcp.")
     add("")
+    fl = meta.get("floors") or {}
+    if fl:
+        add("Transport across the two hosts over TCP, same session (medians "
+            "over the rounds): our transport (transport_bench): 8-byte "
+            "active message one way %s µs, get of a 4 KiB page %s µs, "
+            "fetch-add %s µs; ucx_perftest: 8-byte AM %s µs, put bandwidth "
+            "(64 KiB messages) %s MB/s." % tuple(
+                "%.1f" % fl[k] if k in fl else "–" for k in (
+                    "dsm_am_lat_8", "dsm_get_4k", "dsm_fadd64",
+                    "perftest_am_lat_8_us", "perftest_put_bw_64k_MBps")))
+        add("")
     add("| kernel | step | libomp 1×1 | libomp 1×2 | dsmomp 2×1 one host "
         "| ×lib | **dsmomp 2×1 TCP** | **×lib** | MPI 2 one host "
         "| MPI 2 TCP | dsm/MPI TCP |")
@@ -415,6 +506,14 @@ def table(results, meta):
         add("")
         for kernel, config, symptom in failures:
             add("- %s, %s: %s" % (kernel, config, symptom))
+    notes = [(k, c, n) for k, per in results.items()
+             for c, e in per.items() for n in e.get("notes", [])]
+    if notes:
+        add("")
+        add("Runs that answered and then hung (their figures count):")
+        add("")
+        for kernel, config, note in notes:
+            add("- %s, %s: %s" % (kernel, config, note))
     return "\n".join(lines) + "\n"
 
 
@@ -483,7 +582,12 @@ def main():
             "sizes": {k: a.sizes.get(k, (PATTERNS.get(k) or APPS[k])[0])
                       for k in kernels}}
     runs = {k: {} for k in kernels}
+    floor_runs = []
     for round_number in range(1, a.repeats + 1):
+        if a.ns1 and shutil.which("ucx_perftest"):
+            print("run-patterns: round %d transport floors" % round_number,
+                  flush=True)
+            floor_runs.append(floors(a, round_number))
         for kernel in kernels:
             for config, command, env in commands(a, kernel):
                 a.env_of[(kernel, config)] = env
@@ -492,6 +596,9 @@ def main():
                 runs[kernel].setdefault(config, []).append(
                     measure(a, kernel, config, command, env, round_number))
     meta["load_end"] = load()
+    keys = sorted({k for f in floor_runs for k in f})
+    meta["floors"] = {k: statistics.median(f[k] for f in floor_runs if k in f)
+                      for k in keys}
     results = {k: {c: summarise(r) for c, r in per.items()}
                for k, per in runs.items()}
     text = table(results, meta)

@@ -100,7 +100,7 @@ static void wavefront_step(void *state, long step)
 int main(int argc, char **argv)
 {
     patterns_options_t o;
-    patterns_parse(argc, argv, "wavefront", 512, 2, 20000, 1000000, &o);
+    patterns_parse(argc, argv, "wavefront", 256, 2, 20000, 1000000, &o);
     long n = o.size, row = n + 2, points = row * row;
     struct wavefront w = {.n = n,
                           .u = malloc((size_t)points * sizeof(double)),
