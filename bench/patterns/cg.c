@@ -149,6 +149,15 @@ static void cg_serial(struct cg *s, long steps)
     }
 }
 
+static void release(struct cg *s)
+{
+    free(s->b);
+    free(s->x);
+    free(s->r);
+    free(s->p);
+    free(s->q);
+}
+
 static bool allocate(struct cg *s, const struct csr *a)
 {
     size_t bytes = (size_t)a->rows * sizeof(double);
@@ -199,6 +208,12 @@ int main(int argc, char **argv)
     if (!(gap <= 1e-8))
         fprintf(stderr, "cg: true residual %.6g, recursive %.6g\n",
                 sqrt(true_rr), sqrt(s.rr));
-    return patterns_report(&o, steps, seconds, error <= 1e-8 && gap <= 1e-8,
-                           error);
+    int status = patterns_report(&o, steps, seconds,
+                                 error <= 1e-8 && gap <= 1e-8, error);
+    release(&s);
+    release(&reference);
+    free(a.start);
+    free(a.column);
+    free(a.value);
+    return status;
 }

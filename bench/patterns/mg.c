@@ -176,6 +176,7 @@ static bool build(struct multigrid *mg, long n, bool parallel)
     while ((1L << levels) < n)
         levels++;
     mg->levels = levels;
+    memset(mg->level, 0, sizeof mg->level);
     for (long l = 1; l <= levels; l++) {
         struct level *g = &mg->level[l];
         long m = (1L << l) + 1, points = m * m * m;
@@ -201,6 +202,16 @@ static bool build(struct multigrid *mg, long n, bool parallel)
                 }
     }
     return true;
+}
+
+static void release(struct multigrid *mg)
+{
+    for (long l = 1; l <= mg->levels; l++) {
+        free(mg->level[l].u);
+        free(mg->level[l].t);
+        free(mg->level[l].f);
+        free(mg->level[l].r);
+    }
 }
 
 static double residual_norm(struct multigrid *mg)
@@ -246,6 +257,9 @@ int main(int argc, char **argv)
     if (!converging)
         fprintf(stderr, "mg: residual %.3g after %ld cycles, from %.3g\n",
                 final_residual, total, initial_residual);
-    return patterns_report(&o, steps, seconds,
-                           error <= 1e-12 && converging, error);
+    int status = patterns_report(&o, steps, seconds,
+                                 error <= 1e-12 && converging, error);
+    release(&mg);
+    release(&reference);
+    return status;
 }

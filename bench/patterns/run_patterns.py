@@ -427,6 +427,100 @@ def ratio(entry, base):
     return "%.1f" % (entry["per_step_us"] / base["per_step_us"])
 
 
+def option(options, flag, default):
+    words = shlex.split(options)
+    return int(words[words.index(flag) + 1]) if flag in words else default
+
+
+def floor_model(kernel, options):
+    """What must cross between the two nodes per step, whatever the
+    programming model (as an MPI code would send it): (bytes, one-way
+    latencies on the critical path, how).  2 nodes, 8-byte doubles."""
+    if kernel == "adi":
+        n = option(options, "-n", 48)
+        return (8 * n ** 3, 2, "2 redistributions, each half of each "
+                "node's part of the %d^3 grid" % n)
+    if kernel == "fft":
+        n = option(options, "-n", 32)
+        return (16 * n ** 3, 2, "2 transposes, each a quarter of the "
+                "complex %d^3 array each way" % n)
+    if kernel == "mg":
+        n = option(options, "-n", 64)
+        planes, level = 0, n
+        while level >= 4:
+            planes += (level + 1) ** 2
+            level //= 2
+        return (6 * 2 * 8 * planes, 7 * 5, "halo planes: 4 smoothings, "
+                "residual, restriction per level, each way")
+    if kernel == "cg":
+        n = option(options, "-n", 48)
+        return (2 * 8 * n * n, 5, "halo plane of p each way; 2 "
+                "allreduces")
+    if kernel == "wavefront":
+        n = option(options, "-n", 256)
+        return (2 * 2 * n * 16, 2, "%d hand-offs of one value and a "
+                "flag; pipeline fill twice" % (2 * n))
+    if kernel == "tiny":
+        return (8, 3, "broadcast + barrier")
+    if kernel == "reduce":
+        r = option(options, "-n", 200)
+        return (2 * 8 * r, 2 * r, "%d allreduces of one double" % r)
+    if kernel == "ep":
+        return (2 * 32, 2, "one allreduce of 4 values")
+    if kernel == "jacobi":
+        n = option(options, "-n", 1000)
+        return (2 * 8 * (n + 2), 1, "one halo row each way")
+    if kernel == "spmv":
+        return (0, 2, "nothing (x does not change between products); "
+                "one barrier")
+    if kernel == "gmres":
+        size, m = option(options, "-s", 32), option(options, "-m", 30)
+        return (2 * 8 * size * size, 1 + 2 * (m // 2 + 2),
+                "halo plane each way; ~%d allreduces" % (m // 2 + 2))
+    return None
+
+
+def cost_table(results, meta, add):
+    """Per kernel: the bytes that must move per step against what the DSM
+    moved (gets and message bytes, diffs included, both nodes), and the
+    floor in time (bytes / bandwidth + latencies x one-way latency) against
+    dsmomp's time over TCP beyond libomp 1x2."""
+    fl = meta.get("floors") or {}
+    bandwidth = fl.get("perftest_put_bw_64k_MBps") or 1000.0
+    latency = fl.get("perftest_am_lat_8_us") or 6.0
+    add("")
+    add("Cost model over TCP: what must move per step (as MPI would send "
+        "it) against what dsmomp moved, and the floor %.0f MB/s and %.1f µs "
+        "one way give (%s):" % (bandwidth, latency,
+                                "measured above" if fl else "assumed"))
+    add("")
+    add("| kernel | must move | bytes | one-way latencies | floor µs "
+        "| dsmomp KiB moved | × bytes | dsmomp TCP − libomp 1×2 µs "
+        "| × floor |")
+    add("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for kernel, per in results.items():
+        model = floor_model(kernel, meta["sizes"].get(kernel, ""))
+        if not model:
+            continue
+        nbytes, hops, how = model
+        floor_us = nbytes / bandwidth + hops * latency   # MB/s = bytes/µs
+        tcp = per.get("dsmomp 2x1 TCP") or {}
+        lib = per.get("libomp 1x2") or {}
+        moved = extra = "–"
+        over_bytes = over_floor = "–"
+        if tcp.get("stats"):
+            total = tcp["stats"]["rma_get_bytes"] + tcp["stats"]["bytes_sent"]
+            moved = "%.1f" % (total / 1024)
+            over_bytes = "%.1f" % (total / nbytes)
+        if "per_step_us" in tcp and "per_step_us" in lib:
+            delta = tcp["per_step_us"] - lib["per_step_us"]
+            extra = "%.0f" % delta
+            over_floor = "%.0f" % (delta / floor_us)
+        add("| %s | %s | %s | %d | %.0f | %s | %s | %s | %s |" %
+            (kernel, how, "%.1f KiB" % (nbytes / 1024), hops, floor_us,
+             moved, over_bytes, extra, over_floor))
+
+
 def table(results, meta):
     lines = []
     add = lines.append
@@ -498,6 +592,7 @@ def table(results, meta):
                 "%.1f" % (s["rma_get_bytes"] / 1024), "%.1f" % s["barriers"],
                 "%.1f" % s["flush_acquires"],
                 "%.3f" % (s["protocol_ns"] / 1e6)])))
+    cost_table(results, meta, add)
     failures = [(k, c, f) for k, per in results.items()
                 for c, e in per.items() for f in e.get("failures", [])]
     if failures:
