@@ -70,7 +70,7 @@ def parse_args():
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--budget", type=float, default=1.0,
                    help="seconds of timed steps per pattern run")
-    p.add_argument("--timeout", type=float, default=90.0,
+    p.add_argument("--timeout", type=float, default=60.0,
                    help="seconds one run may take before it counts as hung")
     p.add_argument("--kernels", default=",".join(list(PATTERNS) + list(APPS)))
     p.add_argument("--size", action="append", default=[],
@@ -80,6 +80,8 @@ def parse_args():
     p.add_argument("--wait-policy", default="active",
                    help="OMP_WAIT_POLICY of every run ('unset': leave it "
                         "unset)")
+    p.add_argument("--report-only", action="store_true",
+                   help="run nothing: rebuild the tables from OUT/raw")
     p.add_argument("--ns1", help="network namespace of host 1")
     p.add_argument("--ns2", help="network namespace of host 2")
     p.add_argument("--hosts", help="addresses of the two hosts, a1,a2")
@@ -176,6 +178,8 @@ def run_one(a, command, env_extra, stem):
         f.write(out)
     with open(stem + ".err", "w") as f:
         f.write(err)
+    with open(stem + ".status", "w") as f:
+        f.write("%s %.3f\n" % (status, seconds))
     if status != 0:
         for word in command:
             if word.endswith(("_dsm", "_mpi")):
@@ -243,11 +247,11 @@ def app_baseline(a, kernel, config, command):
         short = shlex.split(APPS[kernel][4])
         at = len(command) - len(full) - len(shlex.split(APPS[kernel][1]))
         short_command = command[:at] + short + command[at + len(full):]
-        stem = os.path.join(a.raw, "%s.%s.baseline" %
-                            (kernel, config.replace(" ", "_")))
-        remove_stats(stem)
-        status, out, _, _ = run_one(a, short_command,
-                                    a.env_of[key], stem)
+        stem = stem_of(a, kernel, config, "baseline")
+        if not a.report_only:
+            remove_stats(stem)
+            run_one(a, short_command, a.env_of[key], stem)
+        status, out, _, _ = read_run(stem)
         kv = parse_app(out, kernel)
         totals, _ = file_totals(stem)
         a.baselines[key] = ((totals, app_steps(a, kernel, kv, APPS[kernel][4]))
@@ -261,11 +265,38 @@ def remove_stats(stem):
             os.remove("%s.stats.%d" % (stem, node))
 
 
-def measure(a, kernel, config, command, env_extra, round_number):
-    stem = os.path.join(a.raw, "%s.%s.%d" % (kernel, config.replace(" ", "_"),
+def stem_of(a, kernel, config, round_number):
+    return os.path.join(a.raw, "%s.%s.%s" % (kernel, config.replace(" ", "_"),
                                               round_number))
+
+
+def read_run(stem):
+    """(status, stdout, stderr, seconds) of a run recorded under STEM."""
+    def text(suffix):
+        try:
+            with open(stem + suffix) as f:
+                return f.read()
+        except OSError:
+            return ""
+    words = text(".status").split()
+    status = words[0] if words else "unknown"
+    status = int(status) if status.lstrip("-").isdigit() else status
+    seconds = float(words[1]) if len(words) > 1 else 0.0
+    return status, text(".out"), text(".err"), seconds
+
+
+def measure(a, kernel, config, command, env_extra, round_number):
+    stem = stem_of(a, kernel, config, round_number)
     remove_stats(stem)
-    status, out, err, wall = run_one(a, command, env_extra, stem)
+    run_one(a, command, env_extra, stem)
+    return parse_run(a, kernel, config, round_number, command)
+
+
+def parse_run(a, kernel, config, round_number, command):
+    """The run recorded under its stem in raw/, as a dict: per-step time,
+    check, statistics per step; a failure's symptom."""
+    stem = stem_of(a, kernel, config, round_number)
+    status, out, err, wall = read_run(stem)
     run = {"command": shlex.join(command), "status": status, "wall_s": wall,
            "ok": False}
     if kernel in PATTERNS:
@@ -300,16 +331,15 @@ def measure(a, kernel, config, command, env_extra, round_number):
     if run["ok"] and status == "timeout":
         # seen with MPICH over TCP: a rank spinning in MPI_Finalize after
         # the answer was printed; the figure counts, the hang is noted
-        run["note"] = ("answered, then hung until the %.0f s timeout "
-                       "(ended)" % a.timeout)
-        print("run-patterns: %s %s round %d: %s" %
+        run["note"] = "answered, then hung until the timeout (ended)"
+        print("run-patterns: %s %s round %s: %s" %
               (kernel, config, round_number, run["note"]), flush=True)
     if not run["ok"]:
         tail = (err.strip().splitlines() or [""])[-3:]
-        run["symptom"] = ("timeout after %.0f s" % a.timeout
+        run["symptom"] = ("hung: ended after the timeout"
                           if status == "timeout" else
                           "status %s: %s" % (status, " | ".join(tail)))
-        print("run-patterns: %s %s round %d FAILED: %s" %
+        print("run-patterns: %s %s round %s FAILED: %s" %
               (kernel, config, round_number, run["symptom"]), flush=True)
     return run
 
@@ -511,7 +541,7 @@ def cost_table(results, meta, add):
         if tcp.get("stats"):
             total = tcp["stats"]["rma_get_bytes"] + tcp["stats"]["bytes_sent"]
             moved = "%.1f" % (total / 1024)
-            over_bytes = "%.1f" % (total / nbytes)
+            over_bytes = "%.1f" % (total / nbytes) if nbytes else "–"
         if "per_step_us" in tcp and "per_step_us" in lib:
             delta = tcp["per_step_us"] - lib["per_step_us"]
             extra = "%.0f" % delta
@@ -670,27 +700,55 @@ def main():
                                 capture_output=True, text=True).stdout.strip()
     except OSError:
         commit = "unknown"
-    meta = {"date": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"),
-            "commit": commit or "unknown", "load_start": load(),
-            "wait_policy": a.wait_policy, "repeats": a.repeats,
-            "budget": a.budget, "hosts": bool(a.ns1),
-            "sizes": {k: a.sizes.get(k, (PATTERNS.get(k) or APPS[k])[0])
-                      for k in kernels}}
+    session = os.path.join(a.raw, "session.json")
+    if a.report_only:
+        with open(session) as f:
+            meta = json.load(f)
+        a.sizes.update(meta["sizes"])
+        if meta.get("hosts"):    # only to name the commands
+            a.ns1, a.ns2, a.hosts, a.mpi_ssh = "NS1", "NS2", "H1,H2", "ssh"
+    else:
+        meta = {"date": datetime.datetime.utcnow().strftime(
+                    "%Y-%m-%d %H:%M UTC"),
+                "commit": commit or "unknown", "load_start": load(),
+                "wait_policy": a.wait_policy, "repeats": a.repeats,
+                "budget": a.budget, "hosts": bool(a.ns1),
+                "sizes": {k: a.sizes.get(k, (PATTERNS.get(k) or APPS[k])[0])
+                          for k in kernels}}
+        with open(session, "w") as f:
+            json.dump(meta, f)
     runs = {k: {} for k in kernels}
     floor_runs = []
-    for round_number in range(1, a.repeats + 1):
-        if a.ns1 and shutil.which("ucx_perftest"):
+    for round_number in range(1, meta["repeats"] + 1):
+        if a.report_only:
+            try:
+                with open(os.path.join(a.raw, "floor.transport_bench.%d.json"
+                                       % round_number)) as f:
+                    floor_runs.append(json.load(f))
+            except OSError:
+                pass
+        elif a.ns1 and shutil.which("ucx_perftest"):
             print("run-patterns: round %d transport floors" % round_number,
                   flush=True)
             floor_runs.append(floors(a, round_number))
         for kernel in kernels:
             for config, command, env in commands(a, kernel):
                 a.env_of[(kernel, config)] = env
+                if a.report_only:
+                    if os.path.exists(stem_of(a, kernel, config,
+                                              round_number) + ".out"):
+                        runs[kernel].setdefault(config, []).append(
+                            parse_run(a, kernel, config, round_number,
+                                      command))
+                    continue
                 print("run-patterns: round %d %s %s" %
                       (round_number, kernel, config), flush=True)
                 runs[kernel].setdefault(config, []).append(
                     measure(a, kernel, config, command, env, round_number))
-    meta["load_end"] = load()
+    if not a.report_only:
+        meta["load_end"] = load()
+        with open(session, "w") as f:
+            json.dump(meta, f)
     keys = sorted({k for f in floor_runs for k in f})
     meta["floors"] = {k: statistics.median(f[k] for f in floor_runs if k in f)
                       for k in keys}
