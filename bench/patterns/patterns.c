@@ -84,8 +84,13 @@ long patterns_run(const patterns_options_t *o, patterns_step_fn step,
     patterns_stats_begin();
     double start = patterns_seconds();
     long done = 0;
+    bool trace = getenv("PATTERNS_TRACE") != NULL;
     while (done < o->max_steps) {
+        double before = trace ? patterns_seconds() : 0.0;
         step(state, o->warmup + done);
+        if (trace)
+            fprintf(stderr, "%s: step %ld %.6f s\n", o->kernel,
+                    o->warmup + done, patterns_seconds() - before);
         done++;
         if (o->budget > 0.0 && patterns_seconds() - start >= o->budget)
             break;

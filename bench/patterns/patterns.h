@@ -41,7 +41,8 @@ void patterns_parse(int argc, char **argv, const char *kernel, long size,
 
 /* Runs the warm-up steps, then timed steps (with the DSM statistics of
  * exactly those taken, when built for dsmomp) until max_steps or the
- * budget.  Returns the number of timed steps; *SECONDS their time. */
+ * budget.  Returns the number of timed steps; *SECONDS their time.
+ * With PATTERNS_TRACE set, each timed step's time goes to stderr. */
 long patterns_run(const patterns_options_t *o, patterns_step_fn step,
                   void *state, double *seconds);
 
