@@ -27,7 +27,7 @@
 #   3), --budget S (seconds of timed steps per pattern run, default 1),
 #   --kernels adi,fft,... , --size 'adi=-n 64', --wait-policy
 #   active|passive|unset (default active), --timeout S (a run longer than
-#   this counts as hung, default 90).
+#   this counts as hung, default 60).
 # Environment: DSM_BUILDDIR (default build); DSM_SKIP_SETUP=1 skips
 # scripts/setup.sh (package check and build).
 # Exit status: 0 when every run succeeded, 1 when one failed, 2 bad usage.
@@ -58,6 +58,8 @@ python=/usr/bin/python3
 host_options=()
 if [ $hosts = 1 ]; then
   command -v mpiexec >/dev/null || { echo "run-patterns: no mpiexec" >&2; exit 2; }
+  [ "$(id -u)" -eq 0 ] ||
+    { echo "run-patterns: the hosts need root (network namespaces); --no-hosts leaves them out" >&2; exit 2; }
   . tests/hosts/netns.sh
   hosts_require_root
   hosts_create 2

@@ -1,18 +1,24 @@
 #!/usr/bin/env python3
-"""run_patterns.py - the driver of scripts/run-patterns.sh: runs every
-pattern kernel of bench/patterns and the three applications (apps/:
-jacobi, spmv, gmres) as libomp 1x1 and 1x2, dsmomp 2x1 on one host,
-dsmomp 2x1 across two namespace hosts over TCP, and MPI (2 ranks, one
-host and across the hosts) where an equivalent exists, in rounds (every
-run once per round, so a spell of load falls on every configuration
-alike); keeps the median per configuration; writes table.md,
-patterns.json and patterns.png.
+"""run_patterns.py - the driver of scripts/run-patterns.sh (issue 19).
+
+Runs every pattern kernel of bench/patterns and the three applications
+(apps/: jacobi, spmv, gmres) as libomp 1x1 and 1x2, dsmomp 2x1 on one
+host, dsmomp 2x1 across two namespace hosts over TCP, and MPI (2 ranks,
+one host and across the hosts) where an equivalent exists, in rounds
+(every run once per round, so a spell of load falls on every
+configuration alike); keeps the median per configuration; writes
+table.md, patterns.json and patterns.png, with the DSM statistics per
+step and a cost model (the bytes that must move per step against what
+dsmomp moved, and the floor the measured path gives).
 
 The hosts (network namespaces with an sshd each) are made by the shell
 script, which passes their names and addresses; without --ns1 the TCP
 columns are left out.  Every run checks its own answer; a run that
 fails, answers wrongly or hangs is kept in the table as such (a finding),
-its processes are ended and the session goes on.  Exit status 0 when
+its processes are ended and the session goes on.  Everything a run
+printed is kept in OUT/raw (NAME.CONFIG.ROUND.out/.err/.status and the
+DSM_STATS_FILE files); --report-only rebuilds the tables from there.
+Run it with Debian's /usr/bin/python3 (matplotlib).  Exit status 0 when
 every run succeeded, 1 otherwise."""
 import argparse
 import datetime
