@@ -331,6 +331,7 @@ void coh_barrier_global(void)
         wait_departure();
     }
     depart_and_move(depart_buf, depart_len);
+    coh_prefetch_epoch(coh_prefetch_pending());
     COH_STAT_ADD(barriers, 1);
     coh_check_table("a barrier's end");
     coh_protocol_unlock();
@@ -366,9 +367,11 @@ static void join_body(void *arg)
         } else {
             departure_held = 1;
         }
+        coh_prefetch_epoch(coh_prefetch_pending());   /* serial code */
     } else {
         send_arrival(c->extra, c->extra_len);
         departure_due = 1;
+        coh_prefetch_epoch(0);    /* idle until the next fork */
     }
     COH_STAT_ADD(barriers, 1);
     coh_check_table("a join");
