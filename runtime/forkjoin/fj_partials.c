@@ -29,7 +29,8 @@
  * when the application threads compute or spin in user code, so node 0
  * never depends on this node's application threads calling the runtime
  * (design.md, "Waits that need another node").  Nodes on lanes send at
- * once: there a message costs tens of nanoseconds.
+ * once: there a message costs tens of nanoseconds; so do nodes without a
+ * progress thread (DSM_PROGRESS_THREAD=0), where nobody would answer.
  *
  * Layer: forkjoin.  fj_partials_register: start-up, before the transport
  * starts.  fj_partials_send: the combining thread of a node other than 0.
@@ -44,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base_config.h"
 #include "base_log.h"
 #include "coherence.h"
 #include "fj_internal.h"
@@ -227,7 +229,9 @@ void fj_partials_send(uint64_t region, uint64_t seq, const void *bytes,
                       size_t len)
 {
     partial_head_t head = {region, seq};
-    if (dsm_tp_peer_on_lane(0)) {
+    /* without a progress thread nobody would answer a PULL while this
+     * node computes */
+    if (dsm_tp_peer_on_lane(0) || !dsm_config()->progress_thread) {
         send_reduce_parts(&head, bytes, len);
         return;
     }
