@@ -122,11 +122,13 @@ dsm_status_t dsm_tp_get(int rank, dsm_tp_segment_t seg, uint64_t offset,
                         void *local, size_t len);
 dsm_status_t dsm_tp_put(int rank, dsm_tp_segment_t seg, uint64_t offset,
                         const void *local, size_t len);
-/* Non-blocking put: the buffer must stay valid until dsm_tp_flush(rank). */
+/* Non-blocking put: the buffer must stay valid until the same thread's
+ * next dsm_tp_flush. */
 dsm_status_t dsm_tp_put_nb(int rank, dsm_tp_segment_t seg, uint64_t offset,
                            const void *local, size_t len);
-/* Complete every outstanding operation to rank (-1: to every rank),
- * remote completion included. */
+/* Complete the calling thread's non-blocking puts and every outstanding
+ * operation to rank (-1: to every rank), remote completion included: the
+ * data is visible at the target when it returns. */
 dsm_status_t dsm_tp_flush(int rank);
 
 /* ---- remote atomics (offset must be naturally aligned) ------------------ */
