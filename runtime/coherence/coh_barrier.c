@@ -222,7 +222,8 @@ static void apply_moves(const coh_wire_depart_t *d)
  * soon as it is built. */
 static void gather_departure(void)
 {
-    dsm_tp_wait_flag(&gather_complete, "every node's barrier arrival");
+    dsm_tp_wait_flag_on(&gather_complete, "every node's barrier arrival", -1,
+                        DSM_ACTIVITY_ABOUT_EPOCH, epoch, 0);
     coh_spin_lock(&gather_lock);
     coh_msg_depart_t hdr = {epoch, (uint32_t)gather_overflow,
                             gather_overflow ? 0 : gather_records, 0, 0};
@@ -272,7 +273,8 @@ static void send_arrival(const void *extra, size_t extra_len)
  * and apply its notices (the moves are the caller's). */
 static coh_wire_depart_t take_departure(void)
 {
-    dsm_tp_wait_flag(&depart_ready, "the barrier departure from node 0");
+    dsm_tp_wait_flag_on(&depart_ready, "the barrier departure from node 0",
+                        -1, DSM_ACTIVITY_ABOUT_EPOCH, epoch, 0);
     depart_ready = 0;
     coh_wire_depart_t d = apply_depart(depart_buf, depart_len);
     epoch++;
@@ -332,7 +334,8 @@ void coh_barrier_global(void)
         send_departure();
     } else {
         send_arrival(NULL, 0);
-        dsm_tp_wait_flag(&depart_ready, "the barrier departure from node 0");
+        dsm_tp_wait_flag_on(&depart_ready, "the barrier departure from node 0",
+                            -1, DSM_ACTIVITY_ABOUT_EPOCH, epoch, 0);
         depart_ready = 0;
     }
     coh_wire_depart_t d = apply_depart(depart_buf, depart_len);

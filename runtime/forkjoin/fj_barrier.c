@@ -9,6 +9,7 @@
  * time: the leader at fork and join, the last local arrival inside a
  * region.
  */
+#include "base_activity.h"
 #include "fj_internal.h"
 #include "fj_wait.h"
 
@@ -32,7 +33,10 @@ void fj_team_barrier(fj_thread_t *self)
             fj_wake_all(&team->bar_gen);
         return;
     }
-    fj_wait_change(&team->bar_gen, gen);
+    fj_wait_change_about(&team->bar_gen, gen,
+                         "the other threads of this node at a barrier",
+                         DSM_ACTIVITY_ABOUT_TEAM_BARRIER, team->region,
+                         self->barriers);
 }
 
 void fj_barrier(void)

@@ -270,7 +270,8 @@ const void *fj_partials_wait(int src, uint64_t region, uint64_t seq,
         if (st != DSM_OK)
             dsm_fatal("asking node %d for a partial result: %s", src,
                       dsm_status_string(st));
-        dsm_tp_wait_flag(&s->full, "a reduction's partial result");
+        dsm_tp_wait_flag_on(&s->full, "a reduction's partial result", src,
+                            DSM_ACTIVITY_ABOUT_PARTIAL, region, seq);
     }
     if (s->region != region || s->seq != seq || s->len != len)
         dsm_fatal("node %d sent the partial result of reduction %llu of "
