@@ -106,6 +106,7 @@ if ((hog)); then
 fi
 
 logdir=$builddir/meson-logs/stress
+rm -rf "$logdir"   # this invocation's logs only
 mkdir -p "$logdir"
 total=0
 failed=0

@@ -24,7 +24,7 @@
  * sent.  Its worker flush then returned at once with such a put unsent (the
  * shared-memory interface's flush ignores the pending queue), so
  * dsm_tp_flush(-1) reported puts complete whose data had not left this
- * node (reliability.md, "Puts and flushes"; node_tp_flush.c).  So a
+ * node (reliability.md, "Hangs under load"; node_tp_flush.c).  So a
  * non-blocking put keeps its request in a table of the calling thread
  * (TLS, fixed size: the fault handler may put), a flush first waits for
  * the thread's puts to be sent and then flushes each endpoint in turn;

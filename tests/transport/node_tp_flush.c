@@ -14,8 +14,8 @@
  * there.  A completion reported while node 1 was stopped cannot have
  * its data.  (UCX 1.13's worker flush returned at once in this situation:
  * it counts only puts already sent, and the shared-memory interface's
- * flush ignores the pending queue; see reliability.md, "Puts and
- * flushes".)
+ * flush ignores the pending queue; see reliability.md, "Hangs under
+ * load".)
  *
  * Layer: tests (links the transport).  A node program run under dsmrun
  * with 3 nodes; every node runs the same collective test list.
