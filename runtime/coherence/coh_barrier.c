@@ -223,7 +223,8 @@ static void depart_and_move(const char *buf, size_t len)
  * soon as it is built. */
 static void gather_departure(void)
 {
-    dsm_tp_wait_flag(&gather_complete, "every node's barrier arrival");
+    dsm_tp_wait_flag_on(&gather_complete, "every node's barrier arrival", -1,
+                        DSM_ACTIVITY_ABOUT_EPOCH, epoch, 0);
     coh_spin_lock(&gather_lock);
     coh_msg_depart_t hdr = {epoch, (uint32_t)gather_overflow,
                             gather_overflow ? 0 : gather_records, 0, 0};
@@ -273,7 +274,8 @@ static void send_arrival(const void *extra, size_t extra_len)
  * at (into depart_buf). */
 static void wait_departure(void)
 {
-    dsm_tp_wait_flag(&depart_ready, "the barrier departure from node 0");
+    dsm_tp_wait_flag_on(&depart_ready, "the barrier departure from node 0",
+                        -1, DSM_ACTIVITY_ABOUT_EPOCH, epoch, 0);
     depart_ready = 0;
 }
 

@@ -102,7 +102,9 @@ static void share_with_home(size_t index, int home, uint32_t window)
     dsm_status_t st = dsm_tp_am_send(home, COH_AM_SHARE_REQ, &msg, sizeof msg);
     if (st != DSM_OK)
         fetch_fail(st);
-    dsm_tp_wait_flag(&coh.slots[slot].done, "the home's share acknowledgement");
+    dsm_tp_wait_flag_on(&coh.slots[slot].done, "the home's share "
+                        "acknowledgement", home, DSM_ACTIVITY_ABOUT_PAGE,
+                        index, 0);
     /* the home may have registered fewer: the rest of the block */
     if (coh.slots[slot].value < count)
         count = coh.slots[slot].value ? (uint32_t)coh.slots[slot].value : 1;
