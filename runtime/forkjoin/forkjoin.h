@@ -37,6 +37,12 @@ typedef int (*fj_main_t)(int argc, char **argv, char **envp);
  * Never returns: every node exits with main's exit status. */
 __attribute__((noreturn)) void fj_main(fj_main_t main_fn, int argc,
                                        char **argv, char **envp);
+/* Before the program's constructors (C++ programs): open this node's arena
+ * of the sharable heap to the program's allocations (fj_heap_open is true
+ * from now on) and register the end of the job with exit, so that the
+ * destructors the constructors register run while the job is up.  Once,
+ * on the main thread, before fj_main. */
+void fj_early_heap(void);
 
 /* ---- parallel regions -------------------------------------------------- */
 
