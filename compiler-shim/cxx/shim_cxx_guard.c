@@ -1,6 +1,6 @@
 /*
- * shim_cxx_guard.c - function-local statics of a C++ program are
- * initialised once in the whole cluster.
+ * shim_cxx_guard.c - function-local statics of a C++ program, and
+ * std::call_once, are initialised once in the whole cluster.
  *
  * clang guards the initialisation of `static T x = ...;` inside a function
  * with a 64-bit guard variable in the program's data (sharable) and calls
@@ -15,7 +15,7 @@
  * the runtime's cluster atomics (exact at the word's home):
  *     0        not constructed
  *     1        constructed
- *     2 + id   being constructed by the thread with global id `id`
+ *     4 + 8 id being constructed by the thread with global id `id`
  * acquire: compare-and-swap 0 -> 2 + id; the winner constructs; a loser
  * waits while the word says "being constructed" (polling, with growing
  * sleeps), then acquires (DSM) so it sees what the constructor wrote.
@@ -33,11 +33,19 @@
  * libstdc++'s functions do the work; a first byte set before the job was
  * node 0's and is true everywhere.
  *
+ * std::call_once calls pthread_once (from inline code, so dsmc++ wraps it
+ * too), whose control word glibc sets to 2 when done: on the cluster path
+ * the same word goes 0 -> "being run by id" -> 2 with cluster atomics,
+ * as above (a routine that throws puts it back to 0, which needs this
+ * file built with -fexceptions); a word done before the job, or after,
+ * is libc's 2.
+ *
  * Layer: compiler-shim.  Entry points __wrap___cxa_guard_acquire,
- * __wrap___cxa_guard_release, __wrap___cxa_guard_abort: any application
- * thread.
+ * __wrap___cxa_guard_release, __wrap___cxa_guard_abort,
+ * __wrap_pthread_once: any application thread.
  */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -50,8 +58,10 @@
 SHIM_EXPORT int __wrap___cxa_guard_acquire(uint64_t *guard);
 SHIM_EXPORT void __wrap___cxa_guard_release(uint64_t *guard);
 SHIM_EXPORT void __wrap___cxa_guard_abort(uint64_t *guard);
+SHIM_EXPORT int __wrap_pthread_once(pthread_once_t *once, void (*init)(void));
 
-enum { GUARD_IDLE = 0, GUARD_DONE = 1, GUARD_BUSY = 2 };
+enum { GUARD_IDLE = 0, GUARD_DONE = 1 };
+enum { ONCE_IDLE = 0, ONCE_DONE = 2 };      /* glibc's done value */
 
 /* ---- libstdc++'s functions ---------------------------------------------- */
 
@@ -62,8 +72,8 @@ static void *libstdcxx(const char *name)
 {
     void *fn = dlsym(RTLD_DEFAULT, name);
     if (!fn)
-        dsm_fatal("cannot find %s (libstdc++): link the program with dsmc++",
-                  name);
+        dsm_fatal("cannot find %s in the C or C++ library: link the "
+                  "program with dsmc++", name);
     return fn;
 }
 
@@ -132,32 +142,43 @@ static void remember_done(uintptr_t g)
 
 /* ---- the cluster path ----------------------------------------------------- */
 
-static int cluster_guard(uint64_t *guard)
+static int cluster_guard(const void *object)
 {
     return fj_started() && fj_heap_open() && dsm_num_nodes() > 1 &&
-           dsm_is_sharable(guard);
+           dsm_is_sharable(object);
 }
 
 static uint32_t *state_word(uint64_t *guard) { return (uint32_t *)guard + 1; }
 
+static uint64_t cluster_op(uint32_t *word, dsm_coh_atomic_op_t op,
+                           uint64_t operand, uint64_t expected)
+{
+    uint64_t old = 0;
+    dsm_status_t st = dsm_coh_atomic(word, 4, op, operand, expected, &old);
+    if (st != DSM_OK)
+        dsm_fatal("once-only initialisation (%p): %s", (void *)word,
+                  dsm_status_string(st));
+    return old;
+}
+
 static uint64_t word_op(uint64_t *guard, dsm_coh_atomic_op_t op,
                         uint64_t operand, uint64_t expected)
 {
-    uint64_t old = 0;
-    dsm_status_t st = dsm_coh_atomic(state_word(guard), 4, op, operand,
-                                     expected, &old);
-    if (st != DSM_OK)
-        dsm_fatal("the guard of a function-local static at %p: %s",
-                  (void *)guard, dsm_status_string(st));
-    return old;
+    return cluster_op(state_word(guard), op, operand, expected);
 }
 
 static void sync_or_die(unsigned what)
 {
     dsm_status_t st = dsm_coh_sync(what);
     if (st != DSM_OK)
-        dsm_fatal("the guard of a function-local static: %s",
-                  dsm_status_string(st));
+        dsm_fatal("once-only initialisation: %s", dsm_status_string(st));
+}
+
+/* This thread's mark in a word it is initialising: never 0, 1 or 2. */
+static uint64_t busy_mark(void)
+{
+    int id = fj_gtid();
+    return 4 + ((uint64_t)(id < 0 ? 0xFFFF : id) << 3);
 }
 
 /* Another thread constructs: poll, sleeping longer each time (up to 1 ms),
@@ -184,8 +205,7 @@ int __wrap___cxa_guard_acquire(uint64_t *guard)
             return 0;
         return native_acquire(guard);
     }
-    int id = fj_gtid();
-    uint64_t me = GUARD_BUSY + (uint64_t)(id < 0 ? 0xFFFF : id);
+    uint64_t me = busy_mark();
     for (unsigned round = 0;; round++) {
         uint64_t old = word_op(guard, DSM_ATOMIC_CAS, me, GUARD_IDLE);
         if (old == GUARD_IDLE)
@@ -221,4 +241,59 @@ void __wrap___cxa_guard_abort(uint64_t *guard)
         return;
     }
     word_op(guard, DSM_ATOMIC_STORE, GUARD_IDLE, 0);
+}
+
+/* ---- std::call_once --------------------------------------------------- */
+
+static void native_once(pthread_once_t *once, void (*init)(void))
+{
+    typedef int (*once_t)(pthread_once_t *, void (*)(void));
+    static once_t fn;
+    if (!fn)
+        fn = (once_t)libstdcxx("pthread_once");
+    int rc = fn(once, init);
+    if (rc != 0)
+        dsm_fatal("pthread_once: error %d", rc);
+}
+
+/* An exception left the routine: the next caller runs it again. */
+static void once_abandoned(pthread_once_t **pending)
+{
+    if (*pending)
+        cluster_op((uint32_t *)*pending, DSM_ATOMIC_STORE, ONCE_IDLE, 0);
+}
+
+int __wrap_pthread_once(pthread_once_t *once, void (*init)(void))
+{
+    uintptr_t key = (uintptr_t)once;
+    if (known_done(key))
+        return 0;
+    if (!cluster_guard(once)) {
+        native_once(once, init);
+        return 0;
+    }
+    uint32_t *word = (uint32_t *)once;
+    uint64_t me = busy_mark();
+    for (unsigned round = 0;; round++) {
+        uint64_t old = cluster_op(word, DSM_ATOMIC_CAS, me, ONCE_IDLE);
+        if (old == ONCE_IDLE) {
+            pthread_once_t *pending __attribute__((cleanup(once_abandoned))) =
+                once;
+            init();
+            pending = NULL;
+            sync_or_die(DSM_COH_RELEASE);
+            cluster_op(word, DSM_ATOMIC_STORE, ONCE_DONE, 0);
+            remember_done(key);
+            return 0;
+        }
+        if (old == ONCE_DONE) {
+            sync_or_die(DSM_COH_ACQUIRE);
+            remember_done(key);
+            return 0;
+        }
+        if (old == me)
+            dsm_fatal("std::call_once at %p called again by its own routine",
+                      (void *)once);
+        wait_a_little(round);
+    }
 }

@@ -90,6 +90,9 @@ dsm_status_t fj_flush(void);
 /* Cluster locks named by an address that is the same on every node (a
  * global's); reentrant per thread.  what: for error messages. */
 void fj_named_lock(const void *key, const char *what);
+/* 1 when the lock was free (or this thread holds it), and is now held; 0
+ * when another thread holds it. */
+int  fj_named_trylock(const void *key, const char *what);
 void fj_named_unlock(const void *key, const char *what);
 /* Critical sections: named locks. */
 void fj_critical_enter(const void *key);
