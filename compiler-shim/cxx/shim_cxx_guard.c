@@ -174,11 +174,23 @@ static void sync_or_die(unsigned what)
         dsm_fatal("once-only initialisation: %s", dsm_status_string(st));
 }
 
-/* This thread's mark in a word it is initialising: never 0, 1 or 2. */
+/* This thread's mark in a word it is initialising: never 0, 1 or 2, and
+ * different for every thread of the job (a thread the runtime did not
+ * create gets a number of its node's own, above every global id). */
 static uint64_t busy_mark(void)
 {
     int id = fj_gtid();
-    return 4 + ((uint64_t)(id < 0 ? 0xFFFF : id) << 3);
+    if (id < 0) {
+        static __thread uint32_t foreign;
+        static uint32_t next_foreign;
+        if (!foreign)
+            foreign = ((uint32_t)1 << 23) +
+                      ((uint32_t)dsm_node_id() << 10) +
+                      (__atomic_fetch_add(&next_foreign, 1,
+                                          __ATOMIC_RELAXED) & 1023);
+        return 4 + ((uint64_t)foreign << 3);
+    }
+    return 4 + ((uint64_t)id << 3);
 }
 
 /* Another thread constructs: poll, sleeping longer each time (up to 1 ms),

@@ -1,11 +1,10 @@
 /*
  * cxx_condvar.cpp - a std::condition_variable shared by the team: the
- * master sets a flag after 200 ms and notifies, the others wait (argv[1]:
- * "wait", the
- * out-of-line wait, or "wait_for", the inline timed wait).  A condition
- * variable cannot wait on a mutex that is a cluster lock, so in a job of
- * several nodes the first wait ends the job naming it; on one node the
- * program runs.
+ * master sets a flag after 200 ms and notifies, the others wait
+ * (argv[1]: "wait", the out-of-line wait, or "wait_for", the inline
+ * timed wait).  A condition variable cannot wait on a mutex that is a
+ * cluster lock, so in a job of several nodes the first wait ends the job
+ * naming it; on one node the program runs.
  *
  * Test program (suite 'cxx', tests/forkjoin/expect-fatal.sh).  Exit
  * status 0 when every thread saw the flag.

@@ -2,7 +2,9 @@
  * cxx_statics.cpp - objects of static storage duration with constructors
  * and destructors: globals whose constructors allocate (a registry with a
  * std::map, a std::vector filled by a function, a template's static
- * member, an inline variable), read by every thread; function-local
+ * member, an inline variable), read by every thread, and a journal
+ * every thread appends to (its destructor frees what every node
+ * allocated); function-local
  * statics first used by the whole team at once (constructed once), one
  * whose constructor throws the first time (the next caller constructs it
  * again), one first used by the last thread of a region and read by the
@@ -113,6 +115,19 @@ const late &the_late(int who)
 
 void at_exit_handler() { std::printf("result: atexit handler\n"); }
 
+// filled by every thread, destroyed (with the other nodes' blocks) at exit
+struct journal {
+    std::vector<std::string> lines;
+    ~journal()
+    {
+        std::size_t chars = 0;
+        for (const auto &line : lines)
+            chars += line.size();
+        std::printf("result: journal destroyed, %zu lines, %zu chars\n",
+                    lines.size(), chars);
+    }
+};
+
 template <typename T> struct history {
     static std::vector<T> values;
 };
@@ -121,6 +136,7 @@ template <typename T> std::vector<T> history<T>::values(3, T(4));
 } // namespace
 
 registry the_registry;
+journal the_journal;
 std::vector<double> weights = make_weights();
 std::string banner(300, '=');
 inline std::string inline_text = std::string("inline ") + "variable";
@@ -154,6 +170,10 @@ int main()
         table_sum += e.table[(std::size_t)t * 37 % e.table.size()];
 #pragma omp barrier
         flaky_sum += flaky_value();
+        std::string line = "thread " + std::to_string(t) + ' ' +
+                           std::string(40 + t, 'x');
+#pragma omp critical
+        the_journal.lines.push_back(line);
     }
     int last = nt - 1;
 #pragma omp parallel
