@@ -5,8 +5,9 @@
  * grown inside a region (by libstdc++'s own out-of-line code, on every
  * node) and read by the master, a std::map filled under a critical
  * section by all threads and read by all, unique_ptr and shared_ptr
- * objects made in one region and used and freed in others, and function
- * templates and lambdas (std::function too) called in regions.
+ * objects made in one region and used and freed in others, a
+ * user-defined reduction over a std::vector, and function templates and
+ * lambdas (std::function too) called in regions.
  *
  * Corpus program (tests/programs): exits 1 when wrong.
  */
@@ -38,6 +39,12 @@ struct particle {
     double x, v;
     std::string tag;
 };
+
+// a reduction over a whole std::vector (a histogram)
+#pragma omp declare reduction(vplus : std::vector<long> :                     \
+        std::transform(omp_out.begin(), omp_out.end(), omp_in.begin(),        \
+                       omp_out.begin(), std::plus<long>()))                   \
+    initializer(omp_priv = std::vector<long>(omp_orig.size(), 0))
 
 // FNV-1a, the same in every build (std::hash need not be).
 unsigned long fnv(const std::string &s)
@@ -161,7 +168,19 @@ int main()
     for (int i = 0; i < 300; i++)
         applied += fns[i % fns.size()](i * 0.5);
 
+    // a user-defined reduction over a vector, in a loop of regions
+    long histogram_total = 0;
+    for (int rep = 0; rep < 10; rep++) {
+        std::vector<long> hist(64, 0);
+#pragma omp parallel for reduction(vplus : hist) schedule(static)
+        for (int i = 0; i < 5000; i++)
+            hist[(i * 7 + rep) % 64] += (i + rep) % 5;
+        for (std::size_t b = 0; b < hist.size(); b++)
+            histogram_total += hist[b] * (long)(b + rep);
+    }
+
     std::printf("result: sum %ld mixed %ld median %ld\n", sum, mixed, median);
+    std::printf("result: histogram %ld\n", histogram_total);
     std::printf("result: words %zu hash %lx\n", all.size(), all_hash);
     std::printf("result: map %zu lookups %ld\n", counts.size(), lookups);
     std::printf("result: energy %.3f uses %ld applied %.3f\n", energy,
