@@ -162,7 +162,8 @@ void *__kmpc_threadprivate_cached(ident_t *loc, kmp_int32 gtid, void *data,
     void *copy = id == 0 ? data : slots[id];
     if (!copy) {
         const tp_header_t *h = (const tp_header_t *)slots - 1;
-        copy = dsm_malloc(size ? size : 1);
+        /* whole cache lines: two threads' copies never share one */
+        copy = dsm_aligned_alloc(64, (size + 63) & ~(size_t)63);
         if (!copy)
             dsm_fatal("out of sharable memory for a threadprivate copy");
         if (h->ctor)
