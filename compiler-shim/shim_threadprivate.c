@@ -21,7 +21,9 @@
  * C++ objects: clang registers a constructor and a destructor for each
  * threadprivate variable of a class type (__kmpc_threadprivate_register,
  * from a static constructor: every node registers the same, before the
- * job).  A thread's copy is then built by the constructor, which runs the
+ * job; for a function-local static, when it is constructed, on the node
+ * of the thread that constructs it: such registrations go to a list in
+ * sharable memory, see shim_cxx.h).  A thread's copy is then built by the constructor, which runs the
  * variable's initialiser on it, instead of copying the initial bytes; the
  * copies are destroyed on node 0 at the end of the job (node 0 reaches
  * every copy: they are sharable), before the static objects, as libomp
@@ -61,35 +63,62 @@ typedef struct tp_header {
     size_t nslots;
 } tp_header_t;
 
-/* ---- registered constructors: the same table on every node ------------ */
+/* ---- registered constructors ------------------------------------------ */
 
-#define REGISTERED_MAX 256
-static struct {
+typedef struct registration {
     const void *data;
     tp_ctor_t ctor;
     tp_dtor_t dtor;
-} registered[REGISTERED_MAX];
+    struct registration *next;      /* the job's list only */
+} registration_t;
+
+/* Before the job: the same table on every node. */
+#define REGISTERED_MAX 256
+static registration_t registered[REGISTERED_MAX];
 static int nregistered;
+
+static const char registry_what[] = "registering a threadprivate object";
 
 void __kmpc_threadprivate_register(ident_t *loc, void *data, void *ctor,
                                    void *cctor, void *dtor)
 {
     (void)cctor;     /* clang passes NULL, as libomp requires */
+    registration_t r = {data, (tp_ctor_t)ctor, (tp_dtor_t)dtor, NULL};
+    if (fj_started()) {
+        /* during the job, on one node: for every node to find */
+        dsm_cxx_program_t *state = shim_cxx_state();
+        registration_t *shared = dsm_malloc(sizeof *shared);
+        if (!state || !shared)
+            dsm_fatal("threadprivate object at %s: %s", shim_where(loc),
+                      state ? "out of sharable memory"
+                            : "link the program with dsmc++");
+        fj_named_lock(&state->threadprivate, registry_what);
+        r.next = state->threadprivate;
+        *shared = r;
+        state->threadprivate = shared;
+        fj_named_unlock(&state->threadprivate, registry_what);
+        return;
+    }
     if (nregistered == REGISTERED_MAX)
         dsm_fatal("more than %d threadprivate variables with constructors "
                   "or destructors (at %s)", REGISTERED_MAX, shim_where(loc));
-    registered[nregistered].data = data;
-    registered[nregistered].ctor = (tp_ctor_t)ctor;
-    registered[nregistered].dtor = (tp_dtor_t)dtor;
-    nregistered++;
+    registered[nregistered++] = r;
 }
 
-static int registered_index(const void *data)
+static const registration_t *registration_of(const void *data)
 {
     for (int i = 0; i < nregistered; i++)
         if (registered[i].data == data)
-            return i;
-    return -1;
+            return &registered[i];
+    dsm_cxx_program_t *state = shim_cxx_state();
+    if (!state)
+        return NULL;
+    fj_named_lock(&state->threadprivate, registry_what);
+    const registration_t *r = state->threadprivate;
+    while (r && r->data != data)
+        r = r->next;
+    fj_named_unlock(&state->threadprivate, registry_what);
+    return r;
 }
 
 /* Node 0, at the end of the job: every thread's copy but the original. */
@@ -128,10 +157,10 @@ static void **create_cache(void *data, size_t size, void ***cache)
         h->initial = initial;
         h->size = size;
         h->nslots = n;
-        int r = registered_index(data);
-        if (r >= 0) {
-            h->ctor = registered[r].ctor;
-            h->dtor = registered[r].dtor;
+        const registration_t *r = registration_of(data);
+        if (r) {
+            h->ctor = r->ctor;
+            h->dtor = r->dtor;
             if (h->dtor)
                 shim_cxx_at_job_exit(destroy_copies, h);
         }

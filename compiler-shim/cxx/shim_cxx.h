@@ -6,6 +6,7 @@
  *   __dsm_cxx_start         the program's first constructor calls it
  *                           (shim_cxx_start.c)
  *   shim_cxx_program        non-zero in a program linked by dsmc++
+ *   shim_cxx_state          the program-side state (below), or NULL
  *   shim_cxx_before_main    __wrap_main calls it before fj_main
  *   shim_cxx_at_job_exit    run fn(arg) on node 0 at the end of the job,
  *                           before the destructors of the objects built
@@ -22,6 +23,9 @@
 typedef struct dsm_cxx_program {
     /* destructors registered while the job runs (shim_cxx_atexit.c) */
     void *job_exits;
+    /* threadprivate objects registered while the job runs (function-local
+     * statics; shim_threadprivate.c) */
+    void *threadprivate;
 } dsm_cxx_program_t;
 
 /* From the program's first constructor, before any other (cxx_start.c):

@@ -16,7 +16,7 @@
  *     0        not constructed
  *     1        constructed
  *     4 + 8 id being constructed by the thread with global id `id`
- * acquire: compare-and-swap 0 -> 2 + id; the winner constructs; a loser
+ * acquire: compare-and-swap 0 -> 4 + 8 id; the winner constructs; a loser
  * waits while the word says "being constructed" (polling, with growing
  * sleeps), then acquires (DSM) so it sees what the constructor wrote.
  * release: a DSM release (the object's writes are published), then 1.

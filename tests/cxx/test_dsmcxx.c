@@ -99,11 +99,12 @@ static void test_show_compile_only(void **state)
     assert_null(strstr(out, "cxx_new.o"));
 }
 
-/* The user's choice comes after dsmc++'s and wins. */
+/* The user's choice comes after dsmc++'s and wins, with a warning. */
 static void test_user_tls_choice_last(void **state)
 {
     assert_int_equal(dsmcxx("--show", "-c", "prog.cpp", "-fopenmp-use-tls"),
                      0);
+    assert_non_null(strstr(out, "dsmc++: warning: -fopenmp-use-tls"));
     const char *ours = strstr(out, "-fnoopenmp-use-tls");
     const char *theirs = strstr(out, " -fopenmp-use-tls");
     assert_non_null(ours);

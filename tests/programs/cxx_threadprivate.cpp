@@ -31,6 +31,15 @@ struct account {
     account &operator=(const account &) = default;
 };
 
+// a function-local static threadprivate: each thread appends to its own
+int note(int t)
+{
+    static std::string trail("trail of a thread: ");
+#pragma omp threadprivate(trail)
+    trail += std::to_string(t % 10);
+    return (int)trail.size();
+}
+
 } // namespace
 
 account acc;
@@ -71,6 +80,16 @@ int main()
             bad++;
     }
 
+    long trails = 0;
+#pragma omp parallel reduction(+ : trails, bad)
+    {
+        int t = omp_get_thread_num();
+        for (int i = 0; i < 5; i++)
+            trails += note(t);
+        if (note(t) != 19 + 6)
+            bad++;
+    }
+
     // copyprivate of private objects
     long agreed = 0;
 #pragma omp parallel reduction(+ : agreed)
@@ -87,7 +106,8 @@ int main()
             agreed++;
     }
 
-    std::printf("result: bad %ld total %ld agreed %ld\n", bad, total, agreed);
+    std::printf("result: bad %ld total %ld agreed %ld trails %ld\n", bad,
+                total, agreed, trails);
     std::printf("result: constructed %d objects for %d threads\n", made.load(),
                 nt);
     return bad || agreed != nt ? 1 : 0;
