@@ -18,6 +18,9 @@
  * program's first constructor (cxx_start.c) until the job shuts down,
  * libc before and after; delete decides by address.
  *
+ * The operators are weak definitions: a program that defines its own
+ * keeps them.
+ *
  * Exception objects (__cxa_allocate_exception, also replaceable: libstdc++
  * calls it through its PLT) come from the same heap, so a
  * std::exception_ptr taken on one node can be rethrown on another.  The
@@ -37,6 +40,9 @@
 #include <new>
 
 #define CXX_EXPORT __attribute__((visibility("default")))
+// Weak: a program that replaces operator new itself keeps its own (which
+// gets the sharable heap when it calls malloc, as most do).
+#define CXX_REPLACEABLE __attribute__((visibility("default"), weak))
 
 namespace {
 
@@ -83,70 +89,70 @@ template <typename F> void *no_throw(F f) noexcept
 
 } // namespace
 
-CXX_EXPORT void *operator new(std::size_t size) { return allocate(size); }
-CXX_EXPORT void *operator new[](std::size_t size) { return allocate(size); }
-CXX_EXPORT void *operator new(std::size_t size, const std::nothrow_t &) noexcept
+CXX_REPLACEABLE void *operator new(std::size_t size) { return allocate(size); }
+CXX_REPLACEABLE void *operator new[](std::size_t size) { return allocate(size); }
+CXX_REPLACEABLE void *operator new(std::size_t size, const std::nothrow_t &) noexcept
 {
     return no_throw([=] { return allocate(size); });
 }
-CXX_EXPORT void *operator new[](std::size_t size, const std::nothrow_t &) noexcept
+CXX_REPLACEABLE void *operator new[](std::size_t size, const std::nothrow_t &) noexcept
 {
     return no_throw([=] { return allocate(size); });
 }
-CXX_EXPORT void *operator new(std::size_t size, std::align_val_t align)
+CXX_REPLACEABLE void *operator new(std::size_t size, std::align_val_t align)
 {
     return allocate_aligned(size, align);
 }
-CXX_EXPORT void *operator new[](std::size_t size, std::align_val_t align)
+CXX_REPLACEABLE void *operator new[](std::size_t size, std::align_val_t align)
 {
     return allocate_aligned(size, align);
 }
-CXX_EXPORT void *operator new(std::size_t size, std::align_val_t align,
+CXX_REPLACEABLE void *operator new(std::size_t size, std::align_val_t align,
                               const std::nothrow_t &) noexcept
 {
     return no_throw([=] { return allocate_aligned(size, align); });
 }
-CXX_EXPORT void *operator new[](std::size_t size, std::align_val_t align,
+CXX_REPLACEABLE void *operator new[](std::size_t size, std::align_val_t align,
                                 const std::nothrow_t &) noexcept
 {
     return no_throw([=] { return allocate_aligned(size, align); });
 }
 
-CXX_EXPORT void operator delete(void *p) noexcept { std::free(p); }
-CXX_EXPORT void operator delete[](void *p) noexcept { std::free(p); }
-CXX_EXPORT void operator delete(void *p, const std::nothrow_t &) noexcept
+CXX_REPLACEABLE void operator delete(void *p) noexcept { std::free(p); }
+CXX_REPLACEABLE void operator delete[](void *p) noexcept { std::free(p); }
+CXX_REPLACEABLE void operator delete(void *p, const std::nothrow_t &) noexcept
 {
     std::free(p);
 }
-CXX_EXPORT void operator delete[](void *p, const std::nothrow_t &) noexcept
+CXX_REPLACEABLE void operator delete[](void *p, const std::nothrow_t &) noexcept
 {
     std::free(p);
 }
-CXX_EXPORT void operator delete(void *p, std::size_t) noexcept { std::free(p); }
-CXX_EXPORT void operator delete[](void *p, std::size_t) noexcept { std::free(p); }
-CXX_EXPORT void operator delete(void *p, std::align_val_t) noexcept
+CXX_REPLACEABLE void operator delete(void *p, std::size_t) noexcept { std::free(p); }
+CXX_REPLACEABLE void operator delete[](void *p, std::size_t) noexcept { std::free(p); }
+CXX_REPLACEABLE void operator delete(void *p, std::align_val_t) noexcept
 {
     std::free(p);
 }
-CXX_EXPORT void operator delete[](void *p, std::align_val_t) noexcept
+CXX_REPLACEABLE void operator delete[](void *p, std::align_val_t) noexcept
 {
     std::free(p);
 }
-CXX_EXPORT void operator delete(void *p, std::size_t, std::align_val_t) noexcept
+CXX_REPLACEABLE void operator delete(void *p, std::size_t, std::align_val_t) noexcept
 {
     std::free(p);
 }
-CXX_EXPORT void operator delete[](void *p, std::size_t,
+CXX_REPLACEABLE void operator delete[](void *p, std::size_t,
                                   std::align_val_t) noexcept
 {
     std::free(p);
 }
-CXX_EXPORT void operator delete(void *p, std::align_val_t,
+CXX_REPLACEABLE void operator delete(void *p, std::align_val_t,
                                 const std::nothrow_t &) noexcept
 {
     std::free(p);
 }
-CXX_EXPORT void operator delete[](void *p, std::align_val_t,
+CXX_REPLACEABLE void operator delete[](void *p, std::align_val_t,
                                   const std::nothrow_t &) noexcept
 {
     std::free(p);
