@@ -105,11 +105,10 @@ static void test_user_tls_choice_last(void **state)
     assert_int_equal(dsmcxx("--show", "-c", "prog.cpp", "-fopenmp-use-tls"),
                      0);
     assert_non_null(strstr(out, "dsmc++: warning: -fopenmp-use-tls"));
+    /* The warning names the flag too: look for it after dsmc++'s. */
     const char *ours = strstr(out, "-fnoopenmp-use-tls");
-    const char *theirs = strstr(out, " -fopenmp-use-tls");
     assert_non_null(ours);
-    assert_non_null(theirs);
-    assert_true(theirs > ours);
+    assert_non_null(strstr(ours, " -fopenmp-use-tls"));
 }
 
 static void test_threadsafe_statics_refused(void **state)
