@@ -78,6 +78,7 @@ static void test_show_link(void **state)
         "-Wl,--wrap=malloc", "-Wl,--wrap=free",
         "-Wl,--wrap=__cxa_guard_acquire", "-Wl,--wrap=__cxa_guard_release",
         "-Wl,--wrap=__cxa_guard_abort", "-Wl,--wrap=__cxa_atexit",
+        "-Wl,--wrap=pthread_mutex_lock", "-Wl,--wrap=syscall",
         "cxx_start.o", "cxx_new.o", "cxx_terminate.o", "prog.cpp -o prog",
     };
     expect_all(needed, sizeof needed / sizeof *needed);
