@@ -26,7 +26,8 @@ void fj_team_barrier(fj_thread_t *self)
     uint32_t gen = atomic_load_explicit(&team->bar_gen, memory_order_acquire);
     if (!fj_task_barrier_gather(self, gen))
         return;             /* another member completed it */
-    if (team->nodes > 1)
+    /* the last generation of a cancelled region: no cluster barrier */
+    if (!fj_cancel_barrier_last(team) && team->nodes > 1)
         fj_global_barrier();
     atomic_store_explicit(&team->bar_gen, gen + 1, memory_order_release);
     fj_task_barrier_release(team);
