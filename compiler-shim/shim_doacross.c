@@ -31,7 +31,13 @@ SHIM_EXPORT void __kmpc_doacross_fini(ident_t *loc, kmp_int32 gtid);
 void __kmpc_doacross_init(ident_t *loc, kmp_int32 gtid, kmp_int32 num_dims,
                           const kmp_dim_t *dims)
 {
-    fj_doacross_init(num_dims, (const fj_doacross_dim_t *)dims);
+    if (num_dims < 1 || num_dims > FJ_DOACROSS_MAX_DIMS)
+        fj_doacross_init(num_dims, NULL);   /* ends the job, saying why */
+    fj_doacross_dim_t last[FJ_DOACROSS_MAX_DIMS];
+    for (int k = 0; k < num_dims; k++)
+        last[k] = (fj_doacross_dim_t){dims[k].lo, dims[k].up - dims[k].st,
+                                      dims[k].st};
+    fj_doacross_init(num_dims, last);
 }
 
 void __kmpc_doacross_wait(ident_t *loc, kmp_int32 gtid, const kmp_int64 *vec)

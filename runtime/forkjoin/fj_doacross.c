@@ -20,10 +20,18 @@
  * node when the schedule is dynamic or guided).  That node answers
  * POSTED once the iteration has posted and a release that followed the
  * post is complete: at the post if the want came first, from the handler
- * if a release already covers it, else at its next doacross call (the
- * handler asks for one; the node's threads call in at every iteration),
- * and the last member to finish the loop on a node releases whatever was
- * posted, so a want that comes later is answered by the handler alone.
+ * if a release already covers it, else by the node's servant thread,
+ * which the handler wakes (a handler must not block, and a release
+ * waits for its diffs to reach their homes).  The node's application
+ * threads are never needed: the poster may be computing, or spinning in
+ * its own code on something the waiter does after its wait.  A member
+ * calling in (every iteration does) serves a pending want too, so the
+ * servant mostly finds nothing left; and the last member to finish the
+ * loop on a node releases whatever was posted, so a want that comes
+ * later is answered by the handler alone.  The servant is created at
+ * the first loop that spans nodes and sleeps on a futex word between
+ * wants: it costs no CPU while nothing waits; woken, it leaves the want
+ * to the members for a grace period first (SERVANT_GRACE_NS).
  * On the waiter's node the answer sets an *arrived* bit; a waiting thread
  * then acquires (dsm_coh_sync: every node's published notices, which
  * include the poster's release) and marks the iteration ready for the
@@ -38,8 +46,9 @@
  *
  * Lifetime: a node's state for a loop of the cluster's team stays until
  * a barrier after the loop or the next region (a want from a slower node
- * may come after this node finished the loop); a team inside one node
- * frees it when its last member finishes.
+ * may come after this node finished the loop), and while the servant
+ * serves it; a team inside one node frees it when its last member
+ * finishes.
  *
  * Waiting: spin, then (with a progress thread) sleep on a futex word that
  * posts, answers and wants bump, waking at least every millisecond to
@@ -49,11 +58,12 @@
  * (members of a region, lone threads), fj_doacross_schedule (fj_static.c,
  * fj_dispatch.c), fj_doacross_register (start-up).  The DOACROSS handler
  * takes the node's spin lock for a few instructions and may send (an
- * answer is queued): it never blocks.
+ * answer is queued) or wake the servant: it never blocks.
  */
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <signal.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +110,7 @@ typedef struct dx_loop {
     _Atomic uint32_t finished;   /* members past fini */
     _Atomic uint64_t posts_made, posts_released;
     _Atomic uint32_t service;    /* a want waits for a release here */
+    _Atomic uint32_t servicing;  /* threads in service() */
     _Atomic uint32_t gen;        /* futex word of sleeping waiters */
     _Atomic uint32_t sleepers;
     pthread_mutex_t acq_mutex;
@@ -118,7 +129,11 @@ static struct {
     dx_want_t *wants;            /* [size * threads]: node * threads + thread */
     int nwants;
     _Atomic uint32_t active_wants;
-} dx;
+    /* the servant thread (see the header) */
+    pthread_once_t servant_once;
+    _Atomic uint32_t servant_word;   /* futex: bumped by the handler */
+    dx_loop_t *serving;              /* not freed meanwhile (dx.lock) */
+} dx = {.servant_once = PTHREAD_ONCE_INIT};
 
 /* A lone thread's loop (a team of one): no state, nothing to wait for. */
 static dx_loop_t alone_loop;
@@ -255,10 +270,8 @@ void fj_doacross_schedule(fj_thread_t *self, int kind, uint64_t chunk,
     if (!atomic_compare_exchange_strong(&d->sched_state, &expected,
                                         SCHED_SETTING))
         return;                  /* another member told it */
-    /* dimension 0's numbers are the loop's: clang's upper bound is the
-     * trip count itself, gcc's the last iteration */
-    d->sched_static = kind == FJ_SCHED_STATIC &&
-                      (d->range[0] == trip || d->range[0] == trip + 1);
+    /* dimension 0's numbers are the loop's (up is its last iteration) */
+    d->sched_static = kind == FJ_SCHED_STATIC && d->range[0] == trip;
     d->chunk = chunk;
     d->trip = trip;
     atomic_store_explicit(&d->sched_state, SCHED_KNOWN, memory_order_release);
@@ -273,6 +286,8 @@ static void send_to(int node, const fj_wire_doacross_t *m, const char *what)
         dsm_fatal("doacross loop: %s node %d: %s", what, node,
                   dsm_status_string(st));
 }
+
+static void servant_wake(void);
 
 static int want_answerable(const dx_loop_t *d, uint64_t index)
 {
@@ -321,6 +336,7 @@ static void on_doacross(int src, const void *payload, size_t len, void *arg)
                (bits_of(d, m.index) & BIT_MINE)) {
         atomic_store(&d->service, 1);     /* posted, not yet released */
         wake(d);
+        servant_wake();
     }
     unlock();
 }
@@ -399,10 +415,101 @@ static int service_once(dx_loop_t *d, int force)
  * to finish the loop on a node must leave nothing unanswered. */
 static void service(dx_loop_t *d, int force)
 {
+    atomic_fetch_add(&d->servicing, 1);
     do {
         atomic_store(&d->service, 0);
         service_once(d, force);
     } while (atomic_load(&d->service));
+    atomic_fetch_sub(&d->servicing, 1);
+}
+
+/* The node's last member leaves a loop that spans nodes: release what
+ * was posted, and see every want claimed meanwhile (by the servant, or
+ * by a member) answered before going on.  The member is about to enter
+ * a barrier or the join, which holds the node's protocol lock while it
+ * waits for the other nodes: a release claimed but not yet made would
+ * then wait behind it, and the other nodes for its answer. */
+static void service_last(dx_loop_t *d)
+{
+    unsigned spins = 0;
+    for (;;) {
+        service(d, 1);
+        if (atomic_load(&d->servicing) == 0 && !atomic_load(&d->service))
+            break;
+        if (++spins % 64 == 0)
+            sched_yield();
+        else
+            fj_cpu_relax();
+    }
+}
+
+/* ---- the servant ---------------------------------------------------------------- */
+
+/* The loop with a want waiting for a release, marked as served; dx.lock
+ * held. */
+static dx_loop_t *servant_next(void)
+{
+    for (dx_loop_t *d = dx.loops; d; d = d->next)
+        if (d->spans && atomic_load(&d->service)) {
+            dx.serving = d;
+            return d;
+        }
+    return NULL;
+}
+
+/* How long the servant leaves a want to the node's members, which serve
+ * it at their next doacross call (most wants: a member is waiting in the
+ * loop).  Without the grace the servant's release competed for the CPU
+ * with the members' (DSM_PROGRESS_THREAD=0: 20 times slower). */
+#define SERVANT_GRACE_NS 200000
+
+static void *servant_main(void *unused)
+{
+    (void)unused;
+    for (;;) {
+        uint32_t seen = atomic_load(&dx.servant_word);
+        struct timespec grace = {0, SERVANT_GRACE_NS};
+        nanosleep(&grace, NULL);
+        for (;;) {
+            lock();
+            dx.serving = NULL;
+            dx_loop_t *d = servant_next();
+            unlock();
+            if (!d)
+                break;
+            service(d, 0);
+        }
+        /* a bump after the look above ends this wait at once */
+        syscall(SYS_futex, &dx.servant_word, FUTEX_WAIT_PRIVATE, seen, NULL,
+                NULL, 0);
+    }
+    return NULL;
+}
+
+static void servant_start(void)
+{
+    pthread_attr_t attr;
+    pthread_t tid;
+    sigset_t all, old;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    /* process-directed signals go to application threads */
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    int rc = pthread_create(&tid, &attr, servant_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy(&attr);
+    if (rc != 0)
+        dsm_fatal("doacross loop: cannot start the servant thread: "
+                  "pthread_create: %s", strerror(rc));
+}
+
+/* From the handler: never blocks. */
+static void servant_wake(void)
+{
+    atomic_fetch_add(&dx.servant_word, 1);
+    syscall(SYS_futex, &dx.servant_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL,
+            0);
 }
 
 /* ---- init and fini ------------------------------------------------------------- */
@@ -470,7 +577,7 @@ static void collect(const fj_thread_t *self, dx_loop_t **dead)
 {
     for (dx_loop_t **p = &dx.loops; *p;) {
         dx_loop_t *d = *p;
-        int gone = d->team == &fj.team &&
+        int gone = d->team == &fj.team && d != dx.serving &&
                    (d->region != fj.team.region ||
                     (atomic_load(&d->finished) == (uint32_t)d->local_count &&
                      d->epoch < self->barriers));
@@ -491,8 +598,9 @@ void fj_doacross_init(int ndims, const fj_doacross_dim_t *dims)
     if (level >= FJ_MAX_LEVELS)
         dsm_fatal("doacross loop in a region nested %d levels deep: dsmomp "
                   "supports %d", level, FJ_MAX_LEVELS - 1);
-    if (ndims < 1)
-        dsm_fatal("doacross loop with %d dimensions", ndims);
+    if (ndims < 1 || ndims > FJ_DOACROSS_MAX_DIMS)
+        dsm_fatal("doacross loop with %d dimensions: dsmomp takes 1 to %d",
+                  ndims, FJ_DOACROSS_MAX_DIMS);
     if (fj_alone(self)) {
         current[level] = &alone_loop;
         return;
@@ -520,6 +628,8 @@ void fj_doacross_init(int ndims, const fj_doacross_dim_t *dims)
     }
     if (made)
         loop_free(made);         /* another member was first */
+    if (d->spans)
+        pthread_once(&dx.servant_once, servant_start);
     while (dead) {
         dx_loop_t *next = dead->next;
         loop_free(dead);
@@ -564,7 +674,7 @@ void fj_doacross_fini(void)
         return;
     if (d->spans) {
         /* wants that come later are answered by the handler alone */
-        service(d, 1);
+        service_last(d);
         return;
     }
     lock();

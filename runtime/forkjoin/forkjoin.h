@@ -131,6 +131,8 @@ void fj_ordered_end(void);
 typedef struct fj_doacross_dim {
     int64_t lo, up, st;      /* libomp's kmp_dim, field for field */
 } fj_doacross_dim_t;
+/* Dimensions of a doacross nest dsmomp takes (more: a fatal error). */
+#define FJ_DOACROSS_MAX_DIMS 16
 void fj_doacross_init(int ndims, const fj_doacross_dim_t *dims);
 void fj_doacross_wait(const int64_t *vec);
 void fj_doacross_post(const int64_t *vec);
