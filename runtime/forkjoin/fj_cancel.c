@@ -47,7 +47,10 @@
  * Costs with OMP_CANCELLATION=true: a compare-and-swap on node 0's word
  * at each region's end per node, a read of it at each cancellation
  * barrier, one node-local barrier generation at each region's end.
- * Cancellation points read a word of their node.  Disabled: nothing.
+ * Cancellation points read a word of their node (and, without a progress
+ * thread, poll the transport at every 256th: nothing else would deliver
+ * a CANCEL to a node whose threads are all in their own code).
+ * Disabled: nothing.
  *
  * Layer: forkjoin.  Entry points: fj_cancellation, fj_cancel,
  * fj_cancellation_point, fj_cancel_barrier (members of a region, lone
@@ -60,6 +63,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base_config.h"
 #include "base_log.h"
 #include "fj_internal.h"
 #include "fj_loops.h"
@@ -291,6 +295,19 @@ int fj_cancel(int kind)
     return cancel_worksharing(self, kind);
 }
 
+/* Without a progress thread a CANCEL is delivered only when a thread of
+ * the node polls the transport, and threads between cancellation points
+ * in their own code never do: every POLL_EVERY-th cancellation point of
+ * a team across nodes polls once (about a microsecond). */
+#define POLL_EVERY 256u
+
+static void poll_now_and_then(void)
+{
+    static __thread unsigned points;
+    if (++points % POLL_EVERY == 0 && !dsm_config()->progress_thread)
+        (void)dsm_tp_progress();
+}
+
 int fj_cancellation_point(int kind)
 {
     if (kind < FJ_CANCEL_PARALLEL || kind > FJ_CANCEL_TASKGROUP)
@@ -306,6 +323,8 @@ int fj_cancellation_point(int kind)
     if (fj_alone(self))
         return 0;
     fj_team_t *team = self->team;
+    if (spans_nodes(team))
+        poll_now_and_then();
     if (kind == FJ_CANCEL_PARALLEL)
         return parallel_cancelled(team);
     uint64_t key = ws_key(team_tag(team), self->barriers, kind);
