@@ -160,7 +160,8 @@ SHIM_EXPORT int omp_get_max_task_priority(void)
 {
     return fj_task_max_priority();
 }
-SHIM_EXPORT int omp_get_cancellation(void) { return 0; }
+/* cancel-var (OMP_CANCELLATION). */
+SHIM_EXPORT int omp_get_cancellation(void) { return fj_cancellation(); }
 
 SHIM_EXPORT double omp_get_wtime(void)
 {

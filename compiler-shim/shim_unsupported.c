@@ -5,18 +5,10 @@
  * end of the job with "dsmomp: <construct> is not supported (in FUNCTION,
  * FILE:LINE): what to do instead" (shim_location.c).
  *
- * Cancellation is the exception that is not an error by itself: with the
- * cancel-var ICV false (OMP_CANCELLATION unset or false, libomp's default)
- * the specification makes cancel and cancellation points do nothing, and
- * a cancellation barrier is a plain barrier.  Asking for cancellation with
- * OMP_CANCELLATION=true ends the job at the first cancel construct.
- *
  * Layer: compiler-shim.  Application threads.
  */
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
-#include <strings.h>
 
 #include "base_log.h"
 #include "forkjoin.h"
@@ -39,76 +31,6 @@ __attribute__((noreturn)) static void unsupported_at(const char *construct,
 /* In every entry point below: the caller is the construct's code. */
 #define unsupported(construct, loc, why)                                      \
     unsupported_at(construct, loc, __builtin_return_address(0), why)
-/* ---- cancellation -------------------------------------------------------- */
-
-SHIM_EXPORT kmp_int32 __kmpc_cancel(ident_t *loc, kmp_int32 gtid,
-                                    kmp_int32 kind);
-SHIM_EXPORT kmp_int32 __kmpc_cancellationpoint(ident_t *loc, kmp_int32 gtid,
-                                               kmp_int32 kind);
-SHIM_EXPORT kmp_int32 __kmpc_cancel_barrier(ident_t *loc, kmp_int32 gtid);
-
-static int cancellation_requested(void)
-{
-    const char *v = getenv("OMP_CANCELLATION");
-    return v && (strcasecmp(v, "true") == 0 || strcmp(v, "1") == 0);
-}
-
-kmp_int32 __kmpc_cancel(ident_t *loc, kmp_int32 gtid, kmp_int32 kind)
-{
-    if (cancellation_requested())
-        unsupported("cancellation (OMP_CANCELLATION=true)", loc,
-                    "a cancelled region would have to stop every node");
-    return 0;   /* cancel-var is false: the construct does nothing */
-}
-
-kmp_int32 __kmpc_cancellationpoint(ident_t *loc, kmp_int32 gtid,
-                                   kmp_int32 kind)
-{
-    if (cancellation_requested())
-        unsupported("cancellation (OMP_CANCELLATION=true)", loc,
-                    "a cancelled region would have to stop every node");
-    return 0;
-}
-
-kmp_int32 __kmpc_cancel_barrier(ident_t *loc, kmp_int32 gtid)
-{
-    fj_barrier();
-    return 0;   /* nothing was cancelled */
-}
-
-/* ---- doacross loops: ordered(n) with depend(sink) and depend(source) --- */
-
-SHIM_EXPORT void __kmpc_doacross_init(ident_t *loc, kmp_int32 gtid,
-                                      kmp_int32 num_dims, const void *dims);
-SHIM_EXPORT void __kmpc_doacross_wait(ident_t *loc, kmp_int32 gtid,
-                                      const kmp_int64 *vec);
-SHIM_EXPORT void __kmpc_doacross_post(ident_t *loc, kmp_int32 gtid,
-                                      const kmp_int64 *vec);
-SHIM_EXPORT void __kmpc_doacross_fini(ident_t *loc, kmp_int32 gtid);
-
-static const char doacross_why[] =
-    "use an ordered loop (ordered clause without a parameter)";
-
-void __kmpc_doacross_init(ident_t *loc, kmp_int32 gtid, kmp_int32 num_dims,
-                          const void *dims)
-{
-    unsupported("doacross loop (ordered depend)", loc, doacross_why);
-}
-
-void __kmpc_doacross_wait(ident_t *loc, kmp_int32 gtid, const kmp_int64 *vec)
-{
-    unsupported("doacross loop (ordered depend)", loc, doacross_why);
-}
-
-void __kmpc_doacross_post(ident_t *loc, kmp_int32 gtid, const kmp_int64 *vec)
-{
-    unsupported("doacross loop (ordered depend)", loc, doacross_why);
-}
-
-void __kmpc_doacross_fini(ident_t *loc, kmp_int32 gtid)
-{
-    unsupported("doacross loop (ordered depend)", loc, doacross_why);
-}
 
 /* ---- threadprivate arrays registered element by element ------------------ */
 

@@ -27,7 +27,8 @@ void fj_team_barrier(fj_thread_t *self)
     uint32_t gen = atomic_load_explicit(&team->bar_gen, memory_order_acquire);
     if (!fj_task_barrier_gather(self, gen))
         return;             /* another member completed it */
-    if (team->nodes > 1) {
+    /* the last generation of a cancelled region: no cluster barrier */
+    if (!fj_cancel_barrier_last(team) && team->nodes > 1) {
         dsm_coh_epoch_next((uintptr_t)self->barrier_label);
         fj_global_barrier();
     }

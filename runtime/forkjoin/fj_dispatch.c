@@ -20,14 +20,20 @@
  *            bounds follow the usual guided rule (remaining / 2n, at least
  *            the chunk size) computed the same way on every node.
  *
+ * A cancelled loop (cancel for) hands out no more chunks; a thread that
+ * leaves it at a cancellation point closes its share (fj_dispatch_abandon).
+ * A cancelled region may leave instances some members never met: its end
+ * forgets them (fj_dispatch_forget) and node 0 resets the slots.
+ *
  * Layer: forkjoin.  Entry points: fj_dispatch_init, fj_dispatch_next,
- * fj_slot_word.  Members of a region (and lone threads, for which every
+ * fj_slot_word, fj_dispatch_abandon/forget/reset_slots.  Members of a region (and lone threads, for which every
  * loop is one chunk).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "base_log.h"
+#include "fj_cancel.h"
 #include "fj_internal.h"
 #include "fj_loops.h"
 #include "fj_words.h"
@@ -178,6 +184,7 @@ void fj_dispatch_init(int schedule, fj_int_kind_t kind, int64_t lower,
     loop->shared = sched_kind != FJ_SCHED_STATIC || ordered;
     if (loop->shared)
         open_shared(self, loop);
+    fj_doacross_schedule(self, sched_kind, c, loop->trip);
 }
 
 static int next_static(fj_thread_t *self, fj_loop_t *loop, uint64_t *first,
@@ -329,7 +336,7 @@ int fj_dispatch_next(int32_t *last, int64_t *lower, int64_t *upper,
         return 0;
     uint64_t first = 0, count = 0;
     int got;
-    if (loop->trip == 0)
+    if (loop->trip == 0 || fj_cancel_loop_cancelled(self))
         got = 0;
     else if (loop->kind == FJ_SCHED_DYNAMIC)
         got = next_dynamic(self, loop, &first, &count);
@@ -350,4 +357,37 @@ int fj_dispatch_next(int32_t *last, int64_t *lower, int64_t *upper,
     loop->ord_cur = first;
     loop->ord_bumped = 0;
     return 1;
+}
+
+/* ---- cancellation ------------------------------------------------------ */
+
+void fj_dispatch_abandon(fj_thread_t *self)
+{
+    fj_loop_t *loop = fj_loop_here(self);
+    if (loop->done)
+        return;
+    loop->done = 1;
+    if (loop->shared)
+        close_shared(self, loop);
+}
+
+void fj_dispatch_forget(fj_team_t *team)
+{
+    pthread_mutex_lock(&team->loop_mutex);
+    for (int i = 0; i < FJ_LOOP_SLOTS; i++)
+        team->loops[i].instance = 0;
+    pthread_cond_broadcast(&team->loop_cond);
+    pthread_mutex_unlock(&team->loop_mutex);
+}
+
+void fj_dispatch_reset_slots(uint64_t base)
+{
+    for (uint64_t inst = base; inst < base + FJ_LOOP_SLOTS; inst++) {
+        fj_word_swap(fj_slot_word(inst, offsetof(fj_loop_slot_t, next)), 0);
+        fj_word_swap(fj_slot_word(inst, offsetof(fj_loop_slot_t, ord)), 0);
+        fj_word_swap(fj_slot_word(inst, offsetof(fj_loop_slot_t, done)), 0);
+        /* the generation instance inst waits for */
+        fj_word_swap(fj_slot_word(inst, offsetof(fj_loop_slot_t, gen)),
+                     inst / FJ_LOOP_SLOTS);
+    }
 }

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fj_cancel.h"
 #include "forkjoin.h"
 
 /* Active messages of this layer (ids 20..39 are ours). */
@@ -28,6 +29,9 @@ enum fj_am_id {
     FJ_AM_REDUCE = 22,   /* all -> node 0: a reduction's partial result */
     FJ_AM_SETTLE = 23,   /* node 0 -> all: apply the last join's home moves */
     FJ_AM_PULL = 24,     /* node 0 -> one: send the partial result kept */
+    FJ_AM_CANCEL = 25,   /* any -> the team's nodes: a construct cancelled */
+    FJ_AM_DOACROSS = 26, /* any -> any: a doacross dependence asked for or
+                            answered (fj_doacross.c) */
 };
 
 #define FJ_LOOP_SLOTS  8     /* dispatch loops that may be open at once */
@@ -93,7 +97,11 @@ typedef struct fj_control {
     uint64_t join_word;      /* proxy nodes: (region << 32) | barriers */
     uint64_t red_done;       /* node 0: (region << 32) | the last reduction
                                 whose partial results it combined */
-    uint64_t pad[5];
+    uint64_t cancel_state;   /* node 0: how the region ended, with
+                                cancellation enabled (fj_cancel.c) */
+    uint64_t cancel_final;   /* node 0: (region << 32) | the cluster barrier
+                                after which a cancelled region ends */
+    uint64_t pad[3];
     fj_loop_slot_t loops[FJ_LOOP_SLOTS];
 } fj_control_t;
 
@@ -179,6 +187,9 @@ typedef struct fj_team {
     /* single: the last instance this node decided */
     uint64_t single_decided;
 
+    /* cancellation (fj_cancel.c) */
+    fj_cancel_team_t cancel;
+
     /* reductions combined inside the node */
     fj_red_entry_t red[FJ_RED_ENTRIES];
 
@@ -199,7 +210,7 @@ typedef struct fj_thread {
     int red_locked;          /* holds a reduction's cluster lock */
     /* constructs met in the current region, in the order every member
      * meets them */
-    uint64_t loops, loops_safe, singles, reductions, barriers;
+    uint64_t loops, loops_safe, singles, reductions, barriers, doacross;
     uint64_t reductions_safe;  /* reductions met before the last barrier */
     /* the barrier construct this thread is in (fj_barrier_at), which
      * labels the node's next epoch for the DSM's prefetch; NULL: none */
@@ -313,7 +324,7 @@ void fj_call_microtask(fj_microtask_t fn, int32_t *gtid, int32_t *btid,
 typedef struct fj_saved_region {
     fj_team_t *team;
     int num, serial;
-    uint64_t loops, loops_safe, singles, reductions, barriers;
+    uint64_t loops, loops_safe, singles, reductions, barriers, doacross;
     uint64_t reductions_safe;
     fj_icv_t icv;
 } fj_saved_region_t;

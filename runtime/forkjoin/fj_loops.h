@@ -61,4 +61,23 @@ fj_static_part_t fj_static_part(uint64_t trip, uint64_t chunk, int nth,
  * CONTROL words (fj_dispatch.c). */
 size_t fj_slot_word(uint64_t instance, size_t field);
 
+/* Cancellation (fj_dispatch.c): the calling thread leaves its dispatch
+ * loop early (cancel for); a cancelled region's end forgets the node's
+ * loop instances some members never met; node 0, after the join of a
+ * cancelled region, resets every loop slot for instances from base on. */
+void fj_dispatch_abandon(fj_thread_t *self);
+void fj_dispatch_forget(fj_team_t *team);
+void fj_dispatch_reset_slots(uint64_t base);
+
+/* Doacross (fj_doacross.c): the schedule of the work-sharing loop that
+ * follows fj_doacross_init - its kind (FJ_SCHED_*), chunk (0: static's
+ * balanced blocks) and trip count - tells which node runs an iteration. */
+void fj_doacross_schedule(fj_thread_t *self, int kind, uint64_t chunk,
+                          uint64_t trip);
+/* Start-up: register the DOACROSS message. */
+void fj_doacross_register(void);
+/* A team inside one node starts a region: forget its earlier regions'
+ * loops (a cancelled region may leave one unfinished). */
+void fj_doacross_forget_team(const fj_team_t *team);
+
 #endif

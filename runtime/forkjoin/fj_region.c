@@ -121,6 +121,7 @@ void fj_team_setup(const fj_fork_msg_t *msg)
     team->parent_level = msg->level - 1;   /* serialised levels below */
     team->parent_num = 0;
     atomic_store(&team->bar_arrived, 0);
+    fj_cancel_team_setup(team);
     fj_task_region_open(team);
 }
 
@@ -131,11 +132,12 @@ void fj_member_run(fj_thread_t *self, fj_team_t *team, int num)
     self->serial = 0;
     self->loops = self->loops_safe = 0;
     self->singles = self->reductions = self->barriers = 0;
-    self->reductions_safe = 0;
+    self->reductions_safe = self->doacross = 0;
     self->icv = team->icv;
     int32_t gtid = self->gtid, btid = self->num;
     fj_task_member_begin(self);
     fj_call_microtask(team->microtask, &gtid, &btid, team->args);
+    fj_cancel_member_end(self);     /* a cancelled region's end: fj_cancel.h */
     fj_task_member_end(self);       /* the region's tasks: fj_task.h */
     self->team = NULL;
 }
@@ -146,7 +148,7 @@ void fj_region_save(const fj_thread_t *self, fj_saved_region_t *saved)
         .team = self->team, .num = self->num, .serial = self->serial,
         .loops = self->loops, .loops_safe = self->loops_safe,
         .singles = self->singles, .reductions = self->reductions,
-        .barriers = self->barriers,
+        .barriers = self->barriers, .doacross = self->doacross,
         .reductions_safe = self->reductions_safe, .icv = self->icv,
     };
 }
@@ -161,6 +163,7 @@ void fj_region_restore(fj_thread_t *self, const fj_saved_region_t *saved)
     self->singles = saved->singles;
     self->reductions = saved->reductions;
     self->barriers = saved->barriers;
+    self->doacross = saved->doacross;
     self->reductions_safe = saved->reductions_safe;
     self->icv = saved->icv;
 }
@@ -196,6 +199,8 @@ void fj_leader_region(fj_thread_t *self)
     fj_pool_wake();
     fj_member_run(self, team, team->first);
     fj_pool_wait_done(team->local_count);
+    /* every node at the same cluster barrier, cancelled or not */
+    uint64_t barriers = fj_cancel_region_end(self);
     if (team->nodes == fj.size && fj.size > 1) {
         /* node 0's serial code after this region labels its next epoch */
         dsm_coh_epoch_next((uintptr_t)team->microtask | 1);
@@ -203,7 +208,7 @@ void fj_leader_region(fj_thread_t *self)
     } else if (team->nodes > 1) {
         if (fj.rank == 0) {
             uint64_t word = ((team->region & 0xffffffffu) << 32) |
-                            (self->barriers + 1);
+                            (barriers + 1);
             for (int node = team->nthreads; node < fj.size; node++)
                 fj_word_swap_at(node, FJ_WORD(join_word), word);
         }
@@ -299,9 +304,12 @@ void fj_fork(const char *where, fj_microtask_t microtask, int argc,
     fj_leader_region(self);
     self->icv = serial_icv;
     self->serial = serial;
-    /* every member met the same constructs as the master */
-    fj.loop_base += self->loops;
-    fj.single_base += self->singles;
+    /* every member met the same constructs as the master, unless the
+     * region was cancelled */
+    if (!fj_cancel_after_region(self)) {
+        fj.loop_base += self->loops;
+        fj.single_base += self->singles;
+    }
 }
 
 void fj_worker_loop(void *unused)

@@ -20,6 +20,7 @@
 #include "base_log.h"
 #include "coherence.h"
 #include "fj_internal.h"
+#include "fj_loops.h"
 #include "sys_stack.h"
 #include "fj_mailbox.h"
 #include "fj_partials.h"
@@ -118,6 +119,8 @@ static void join_job(void)
     fj.control = control;
     fj_mailbox_register();
     fj_partials_register();
+    fj_cancel_register();
+    fj_doacross_register();
     if ((st = dsm_coh_init(&args)) != DSM_OK)
         dsm_fatal("cannot start the DSM runtime: %s", dsm_status_string(st));
     /* one thread per node takes part in every dsm_barrier; the node's

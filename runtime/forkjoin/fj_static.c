@@ -79,6 +79,7 @@ void fj_static_init(int schedule, fj_int_kind_t kind, int32_t *last,
     default:
         dsm_fatal("unsupported static schedule %d", schedule);
     }
+    fj_doacross_schedule(self, FJ_SCHED_STATIC, c, trip);
     if (nth == 1) {
         /* one chunk; the stride takes a chunked loop past its end */
         *last = 1;

@@ -25,6 +25,7 @@
 
 #include "base_log.h"
 #include "coherence.h"
+#include "fj_cancel.h"
 #include "fj_task.h"
 #include "fj_wait.h"
 
@@ -302,6 +303,14 @@ static enum part run_part(fj_task_thread_t *me, fj_task_t *t)
             return PART_BLOCKED;
         t->locked = 1;
     }
+    if (!t->started) {
+        t->started = 1;
+        /* its taskgroup or region was cancelled before it started */
+        if (fj_cancel_task_discarded(t)) {
+            finish(t);
+            return PART_DONE;
+        }
+    }
     fj_task_t *prev = me->current;
     t->running = 1;
     me->current = t;
@@ -386,6 +395,7 @@ void fj_task_if0_begin(void *payload)
     fj_task_t *t = task_checked(payload, "__kmpc_omp_task_begin_if0");
     attach(me, t);
     t->resume = me->current;
+    t->started = 1;         /* the compiler's code runs it, never discarded */
     t->running = 1;
     me->current = t;
 }

@@ -59,7 +59,8 @@ struct fj_task {
     uint8_t requeue;             /* untied: handed back by its own entry */
     uint8_t running;
     uint8_t locked;              /* holds its mutexinoutset locks */
-    uint8_t pad0;
+    uint8_t started;             /* its entry was called (or it was
+                                    discarded: fj_cancel.c) */
     _Atomic int32_t event;       /* FJ_EVENT_* */
     int32_t level;               /* 0: implicit; a child is one deeper */
     int32_t priority;
@@ -202,6 +203,8 @@ struct fj_taskgroup {
     fj_bell_t *_Atomic waiter;   /* the owner, at the end of the group */
     fj_taskgroup_t *outer;       /* the group in force when it began */
     fj_taskred_t *red;           /* task reductions, or NULL */
+    _Atomic int32_t cancelled;   /* cancel taskgroup: tasks not started
+                                    are discarded */
 };
 
 void fj_taskgroup_unref(fj_taskgroup_t *g);

@@ -73,3 +73,32 @@ dsm_status_t fj_wire_partial(const void *payload, size_t len,
     out->len = len - sizeof head;
     return DSM_OK;
 }
+
+dsm_status_t fj_wire_cancel(const void *payload, size_t len,
+                            fj_wire_cancel_t *out)
+{
+    fj_wire_cancel_t m;
+    if (!payload || len != sizeof m)
+        return DSM_ERR_PROTOCOL;
+    memcpy(&m, payload, sizeof m);
+    if (m.kind != FJ_CANCEL_PARALLEL && m.kind != FJ_CANCEL_LOOP &&
+        m.kind != FJ_CANCEL_SECTIONS)
+        return DSM_ERR_PROTOCOL;
+    *out = m;
+    return DSM_OK;
+}
+
+dsm_status_t fj_wire_doacross(const void *payload, size_t len,
+                              const fj_wire_limits_t *lim,
+                              fj_wire_doacross_t *out)
+{
+    fj_wire_doacross_t m;
+    if (!payload || len != sizeof m)
+        return DSM_ERR_PROTOCOL;
+    memcpy(&m, payload, sizeof m);
+    if ((m.op != FJ_DOACROSS_WANT && m.op != FJ_DOACROSS_POSTED) ||
+        m.thread < 0 || m.thread >= lim->threads)
+        return DSM_ERR_PROTOCOL;
+    *out = m;
+    return DSM_OK;
+}

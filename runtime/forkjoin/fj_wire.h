@@ -1,6 +1,7 @@
 /*
  * fj_wire.h - decoders of the fork-join layer's messages (fj_internal.h):
- * FORK, EXIT and SETTLE from node 0, REDUCE from the other nodes.  Bytes
+ * FORK, EXIT and SETTLE from node 0, REDUCE from the other nodes, CANCEL
+ * and DOACROSS between any two.  Bytes
  * received in, a validated view or DSM_ERR_PROTOCOL out.
  *
  * Layer: forkjoin (internal).  Pure functions: no side effects, no
@@ -55,5 +56,34 @@ typedef struct fj_wire_partial {
 } fj_wire_partial_t;
 dsm_status_t fj_wire_partial(const void *payload, size_t len,
                              fj_wire_partial_t *out);
+
+/* CANCEL: a construct of region `region` was cancelled on the sender's
+ * node.  kind: FJ_CANCEL_PARALLEL, _LOOP or _SECTIONS; epoch: the
+ * canceller's barriers met in the region (a work-sharing construct is
+ * named by the barriers before it).  Exactly this struct. */
+typedef struct fj_wire_cancel {
+    uint64_t region;
+    uint32_t epoch;
+    int32_t kind;
+} fj_wire_cancel_t;
+dsm_status_t fj_wire_cancel(const void *payload, size_t len,
+                            fj_wire_cancel_t *out);
+
+/* DOACROSS: a dependence of a doacross loop asked for (WANT: the sender's
+ * thread `thread` waits until iteration `index` of loop `instance` of
+ * region `region` has posted) or answered (POSTED: it has, and the
+ * sender released what it wrote).  Exactly this struct; op is one of the
+ * two, thread below the job's threads per node. */
+enum { FJ_DOACROSS_WANT = 1, FJ_DOACROSS_POSTED = 2 };
+typedef struct fj_wire_doacross {
+    uint64_t region;
+    uint64_t instance;
+    uint64_t index;
+    int32_t op;
+    int32_t thread;
+} fj_wire_doacross_t;
+dsm_status_t fj_wire_doacross(const void *payload, size_t len,
+                              const fj_wire_limits_t *lim,
+                              fj_wire_doacross_t *out);
 
 #endif

@@ -63,6 +63,20 @@ uint64_t fj_word_swap(size_t off, uint64_t value)
     return fj_word_swap_at(0, off, value);
 }
 
+uint64_t fj_word_cswap(size_t off, uint64_t expected, uint64_t desired)
+{
+    uint64_t *w = team_word(off);
+    if (w) {
+        __atomic_compare_exchange_n(w, &expected, desired, 0,
+                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+        return expected;
+    }
+    check(dsm_tp_atomic_cswap64(0, DSM_TP_SEG_CONTROL, fj.control_off + off,
+                                expected, desired, &result),
+          "compare-and-swap", off);
+    return result;
+}
+
 uint64_t fj_word_swap_at(int rank, size_t off, uint64_t value)
 {
     check(dsm_tp_atomic_swap64(rank, DSM_TP_SEG_CONTROL, fj.control_off + off,

@@ -16,6 +16,8 @@
 /* off: FJ_WORD(field) of fj_control_t.  Each returns the previous value. */
 uint64_t fj_word_fadd(size_t off, uint64_t add);
 uint64_t fj_word_swap(size_t off, uint64_t value);
+/* Compare-and-swap: succeeded when the value returned equals expected. */
+uint64_t fj_word_cswap(size_t off, uint64_t expected, uint64_t desired);
 uint64_t fj_word_load(size_t off);
 void fj_word_put(size_t off, uint64_t value);
 /* Swap a word of another node's copy. */

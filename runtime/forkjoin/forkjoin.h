@@ -8,6 +8,8 @@
  *                                encountering thread's node)
  *   fj_barrier, fj_single_*, fj_copyprivate, fj_reduce_*, fj_critical_*
  *   fj_static_init, fj_dispatch_*, fj_ordered_*   work-sharing loops
+ *   fj_doacross_*                doacross loops (ordered(n), depend)
+ *   fj_cancel*                   cancellation
  *   fj_icv_*, fj_thread_num and the other queries
  * Called from application threads: node 0's main thread and the threads
  * the runtime creates; never from signal handlers.  Errors that the OpenMP
@@ -127,6 +129,47 @@ int  fj_dispatch_next(int32_t *last, int64_t *lower, int64_t *upper,
 void fj_dispatch_fini(void);
 void fj_ordered_begin(void);
 void fj_ordered_end(void);
+
+/* Doacross loops (ordered(n) with depend(sink) and depend(source)): the
+ * loop nest's n dimensions, each as the loop variable's first value, its
+ * last (inclusive) and its step; vectors hold one value per dimension in
+ * the same terms.  Dimension 0 is the work-sharing loop, whose iteration
+ * numbers (0, 1, ...) are dimension 0's, as both compilers normalise it.
+ * init is called by every member before the loop's schedule starts, fini
+ * after its last iteration.  wait returns once the iteration vec names
+ * has posted, and what that iteration wrote is visible (an iteration
+ * outside the loop's space is no dependence); post marks the calling
+ * thread's current iteration vec done.  Memory: a post is a release and
+ * a wait an acquire of the poster's writes, paid only when the two
+ * iterations ran on different nodes. */
+typedef struct fj_doacross_dim {
+    int64_t lo, up, st;      /* libomp's kmp_dim, field for field */
+} fj_doacross_dim_t;
+/* Dimensions of a doacross nest dsmomp takes (more: a fatal error). */
+#define FJ_DOACROSS_MAX_DIMS 16
+void fj_doacross_init(int ndims, const fj_doacross_dim_t *dims);
+void fj_doacross_wait(const int64_t *vec);
+void fj_doacross_post(const int64_t *vec);
+void fj_doacross_fini(void);
+
+/* ---- cancellation (cancel-var: OMP_CANCELLATION) ----------------------- */
+
+/* Construct kinds, libomp's cncl_kind numbers. */
+enum { FJ_CANCEL_PARALLEL = 1, FJ_CANCEL_LOOP = 2, FJ_CANCEL_SECTIONS = 3,
+       FJ_CANCEL_TASKGROUP = 4 };
+int fj_cancellation(void);              /* cancel-var: 1 when enabled */
+/* cancel: returns 1 when cancellation of the innermost construct of that
+ * kind is active (activated now or before) and the calling thread must
+ * go to its end; 0 when cancel-var is false (nothing happens).  An
+ * unknown kind ends the job. */
+int fj_cancel(int kind);
+/* cancellation point: 1 when that construct is cancelled. */
+int fj_cancellation_point(int kind);
+/* A barrier that is a cancellation point: returns 1 (to every member,
+ * without waiting once it knows) when the region is cancelled, 0 after a
+ * barrier otherwise.  A cancelled loop or sections construct does not
+ * make it return 1: the region goes on after it. */
+int fj_cancel_barrier(void);
 
 /* ---- queries and internal control variables --------------------------- */
 
