@@ -65,13 +65,37 @@ TP_THREAD_LOCAL int tp_send_lazy;
 /* Non-zero while this thread runs a handler called back by UCX. */
 static TP_THREAD_LOCAL int in_ucx_callback;
 
-dsm_status_t dsm_tp_am_register(unsigned id, dsm_tp_am_handler_t handler,
-                                void *arg)
+/* The ids each range of transport.h owns, first and last. */
+static const unsigned am_range[DSM_TP_AM_RANGES][2] = {
+    [DSM_TP_AM_COHERENCE] = {DSM_TP_AM_COH_FIRST, DSM_TP_AM_COH_LAST},
+    [DSM_TP_AM_FORKJOIN]  = {DSM_TP_AM_FJ_FIRST, DSM_TP_AM_FJ_LAST},
+    [DSM_TP_AM_CLIENT]    = {DSM_TP_AM_CLIENT_FIRST, DSM_TP_AM_CLIENT_LAST},
+};
+static const char *const am_range_name[DSM_TP_AM_RANGES] = {
+    "coherence", "fork-join", "client",
+};
+
+dsm_status_t dsm_tp_am_register(dsm_tp_am_range_t range, unsigned id,
+                                dsm_tp_am_handler_t handler, void *arg)
 {
-    if (id >= DSM_TP_AM_MAX_ID || !handler)
+    if ((unsigned)range >= DSM_TP_AM_RANGES || !handler) {
+        dsm_log(DSM_LOG_ERROR, "active message %u: bad registration", id);
         return DSM_ERR_INVALID;
+    }
+    if (id < am_range[range][0] || id > am_range[range][1]) {
+        dsm_log(DSM_LOG_ERROR,
+                "active message %u is outside the %s range %u..%u", id,
+                am_range_name[range], am_range[range][0], am_range[range][1]);
+        return DSM_ERR_INVALID;
+    }
     if (tp.initialized)
         return DSM_ERR_STATE;
+    if (handlers[id].handler &&
+        (handlers[id].handler != handler || handlers[id].arg != arg)) {
+        dsm_log(DSM_LOG_ERROR,
+                "active message %u already has a handler: refused", id);
+        return DSM_ERR_BUSY;
+    }
     handlers[id].handler = handler;
     handlers[id].arg = arg;
     return DSM_OK;
