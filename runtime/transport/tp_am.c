@@ -4,7 +4,7 @@
  * Layer: transport.  Entry points: dsm_tp_am_register (before dsm_tp_init),
  * dsm_tp_am_send / dsm_tp_am_sendv (any thread, handlers and the fault
  * handler included), tp_am_open / tp_am_close (init and finalize),
- * tp_am_deliver_local and tp_am_issue_deferred (every progress call).
+ * and two progress sources (tp_source.h): self-sends, deferred sends.
  *
  * Wire format: the UCX AM id is ours; a 4-byte UCX header carries the
  * sender's rank; the payload is the data.  Every send forces the eager
@@ -45,6 +45,7 @@
 
 #include "base_log.h"
 #include "tp_internal.h"
+#include "tp_source.h"
 
 typedef struct am_entry {
     dsm_tp_am_handler_t handler;
@@ -64,6 +65,8 @@ TP_THREAD_LOCAL int tp_in_handler;
 TP_THREAD_LOCAL int tp_send_lazy;
 /* Non-zero while this thread runs a handler called back by UCX. */
 static TP_THREAD_LOCAL int in_ucx_callback;
+
+static void issue_deferred(void);
 
 /* The ids each range of transport.h owns, first and last. */
 static const unsigned am_range[DSM_TP_AM_RANGES][2] = {
@@ -291,7 +294,7 @@ static dsm_status_t send_on_lane(int dst, unsigned id, const void *hdr,
 {
     if (!tp_in_handler) {
         if (atomic_load(&deferred_count) != 0)
-            tp_am_issue_deferred();
+            issue_deferred();
         return tp_lane_send(dst, id, hdr, hdr_len, body, body_len, 1);
     }
     if (atomic_load(&deferred_count) != 0 ||
@@ -348,7 +351,7 @@ dsm_status_t dsm_tp_am_send_lazy(int dst, unsigned id, const void *payload,
 
 /* ---- progress-side work ------------------------------------------------------ */
 
-int tp_am_deliver_local(void)
+static int deliver_local(void)
 {
     int due = atomic_load_explicit(&local_count, memory_order_acquire);
     if (due == 0)
@@ -384,12 +387,7 @@ static void deferred_sent(void *request, ucs_status_t status, void *user_data)
                   ucs_status_string(status));
 }
 
-int tp_am_deferred_pending(void)
-{
-    return atomic_load_explicit(&deferred_count, memory_order_relaxed) != 0;
-}
-
-void tp_am_issue_deferred(void)
+static void issue_deferred(void)
 {
     /* One issuer at a time keeps the queue's order on the wire. */
     pthread_mutex_lock(&issue_lock);
@@ -434,3 +432,16 @@ void tp_am_issue_deferred(void)
     }
     pthread_mutex_unlock(&issue_lock);
 }
+
+/* A round's looks, after the worker and the lanes (their handlers queue
+ * what these two run): self-sends, then what handlers could not send. */
+static int poll_deferred(void)
+{
+    if (atomic_load_explicit(&deferred_count, memory_order_relaxed) != 0)
+        issue_deferred();
+    return 0;   /* sends handle nothing of this node's */
+}
+
+const tp_source_t tp_am_local_source = {"self-sends", deliver_local, 0};
+const tp_source_t tp_am_deferred_source = {"deferred sends", poll_deferred,
+                                           0};

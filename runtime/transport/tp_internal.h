@@ -360,12 +360,11 @@ tp_msg_t *tp_msgq_pop(tp_msgq_t *q);
 /* ---- tp_am.c ------------------------------------------------------------- */
 dsm_status_t tp_am_open(void);            /* handlers on the worker */
 void tp_am_close(void);                   /* drop queued messages */
-/* Run handlers of queued self-sends; returns how many ran. */
-int tp_am_deliver_local(void);
-/* Hand sends queued by handlers to UCX or the lanes (may wait for room in
- * a lane: never from a handler). */
-void tp_am_issue_deferred(void);
-int tp_am_deferred_pending(void);
+/* Progress sources (tp_source.h): run the handlers of queued self-sends;
+ * hand sends queued by handlers to UCX or the lanes (may wait for room in
+ * a lane, so never from a handler). */
+struct tp_source;
+extern const struct tp_source tp_am_local_source, tp_am_deferred_source;
 /* Run the handler of a message that arrived outside UCX (a lane record),
  * under the handler lock; a message id without a handler ends the job. */
 void tp_am_dispatch(int src, unsigned id, const void *data, size_t len);
@@ -387,7 +386,8 @@ typedef struct tp_wait {
 #define TP_YIELD_SHARED_NS 5000ull
 #define TP_YIELD_OWN_CPU_NS 1000000ull
 
-/* One round: UCX progress, lanes, self-sends, deferred sends. */
+/* One round: every progress source (tp_source.h), in the order dsm_tp_init
+ * added them: UCX worker, lanes, self-sends, deferred sends. */
 int tp_progress_once(void);
 void tp_wait_begin(tp_wait_t *w);
 /* Call each round; ends the job when DSM_TIMEOUT has passed. */
@@ -435,8 +435,10 @@ int tp_lane_reaches(int rank);
 dsm_status_t tp_lane_send(int rank, unsigned id, const void *hdr,
                           size_t hdr_len, const void *body, size_t body_len,
                           int may_wait);
-/* Run the handlers of every record that arrived; returns how many. */
+/* Run the handlers of every record that arrived; returns how many.  Also
+ * the lanes' progress source, tp_lane_source. */
 int tp_lane_poll(void);
+extern const struct tp_source tp_lane_source;
 /* Publish the CPU a thread of this node polls on (-1: none); does a peer
  * on a lane publish cpu? */
 void tp_lane_waiting_on(int cpu);

@@ -95,6 +95,7 @@
 #include "base_log.h"
 #include "sys_dump.h"
 #include "tp_internal.h"
+#include "tp_source.h"
 
 #define LANE_DATA_BYTES ((uint64_t)256 << 10)
 #define LANE_PAGE 4096u
@@ -687,3 +688,6 @@ int tp_lane_cpu_shared(int cpu)
             return 1;
     return 0;
 }
+
+const tp_source_t tp_lane_source = {"same-host lanes", tp_lane_poll,
+                                    TP_SOURCE_INBOUND};

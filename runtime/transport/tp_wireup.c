@@ -44,6 +44,7 @@
 #include "base_log.h"
 #include "sys_activity.h"
 #include "tp_internal.h"
+#include "tp_source.h"
 
 tp_state_t tp = {.worker_efd = -1, .wake_fd = -1, .wake_wr = -1};
 
@@ -287,6 +288,31 @@ static void choose_yield(const tp_record_t *table, const tp_record_t *mine)
               tp.oversubscribed ? "early" : "early only beside a peer");
 }
 
+#define UCX_QUIET_EVERY 256u      /* rounds between looks at a quiet worker */
+
+static int poll_worker(void)
+{
+    /* a quiet worker has nothing to do: look now and then all the same */
+    static TP_THREAD_LOCAL unsigned rounds;
+    if (tp.ucx_quiet && ++rounds % UCX_QUIET_EVERY != 0)
+        return 0;
+    return (int)ucp_worker_progress(tp.worker);
+}
+
+static const tp_source_t worker_source = {
+    "UCX worker", poll_worker, TP_SOURCE_WORKER | TP_SOURCE_INBOUND};
+
+/* What a progress round polls, in order (tp_source.h): what arrives (the
+ * worker, the lanes) runs handlers, whose self-sends and deferred sends
+ * then go in the same round.  Before anything progresses. */
+static void add_sources(void)
+{
+    tp_sources_add(&worker_source);
+    tp_sources_add(&tp_lane_source);
+    tp_sources_add(&tp_am_local_source);
+    tp_sources_add(&tp_am_deferred_source);
+}
+
 /* Register, exchange records with every node, connect. */
 static dsm_status_t wire_up(void)
 {
@@ -297,6 +323,7 @@ static dsm_status_t wire_up(void)
         (status = map_segments()) != DSM_OK ||
         (status = tp_lane_open()) != DSM_OK)
         return status;
+    add_sources();
 
     tp_record_t mine = {0};
     void *rkey_buf[DSM_TP_SEG_COUNT] = {0};
@@ -411,6 +438,8 @@ static void release_all(void)
     tp.worker = NULL;
     tp.context = NULL;
     tp.worker_efd = -1;
+    /* after the last progress call: closing endpoints progresses */
+    tp_sources_clear();
     tp_am_close();
     tp_msg_pool_destroy();
     for (int r = 0; tp.peers && r < tp.size; r++)
@@ -502,6 +531,7 @@ dsm_status_t dsm_tp_init(const dsm_tp_segments_t *segments)
         }
         if ((status = tp_am_open()) != DSM_OK)
             goto fail;
+        add_sources();
     } else {
         tp.used_network = 1;
         if ((status = wire_up()) != DSM_OK)
