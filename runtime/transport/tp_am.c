@@ -62,11 +62,15 @@ static atomic_int local_count, deferred_count;
 static uint32_t am_src_header;
 
 TP_THREAD_LOCAL int tp_in_handler;
-TP_THREAD_LOCAL int tp_send_lazy;
+/* Non-zero during a dsm_tp_am_send_lazy: a lane does not ring a sleeping
+ * receiver. */
+static TP_THREAD_LOCAL int tp_send_lazy;
 /* Non-zero while this thread runs a handler called back by UCX. */
 static TP_THREAD_LOCAL int in_ucx_callback;
 
 static void issue_deferred(void);
+
+static unsigned lane_lazy(void) { return tp_send_lazy ? TP_LANE_LAZY : 0; }
 
 /* The ids each range of transport.h owns, first and last. */
 static const unsigned am_range[DSM_TP_AM_RANGES][2] = {
@@ -295,14 +299,16 @@ static dsm_status_t send_on_lane(int dst, unsigned id, const void *hdr,
     if (!tp_in_handler) {
         if (atomic_load(&deferred_count) != 0)
             issue_deferred();
-        return tp_lane_send(dst, id, hdr, hdr_len, body, body_len, 1);
+        return tp_lane_send(dst, id, hdr, hdr_len, body, body_len,
+                            TP_LANE_MAY_WAIT | lane_lazy());
     }
     if (atomic_load(&deferred_count) != 0 ||
         pthread_mutex_trylock(&issue_lock) != 0)
         return queue_copy(dst, id, hdr, hdr_len, body, body_len);
     dsm_status_t st = DSM_ERR_BUSY;
     if (atomic_load(&deferred_count) == 0)
-        st = tp_lane_send(dst, id, hdr, hdr_len, body, body_len, 0);
+        st = tp_lane_send(dst, id, hdr, hdr_len, body, body_len,
+                          lane_lazy());
     if (st == DSM_ERR_BUSY)
         st = queue_copy(dst, id, hdr, hdr_len, body, body_len);
     pthread_mutex_unlock(&issue_lock);
@@ -397,7 +403,8 @@ static void issue_deferred(void)
         if (tp_lane_reaches(m->peer)) {
             /* not a handler: it may wait for room */
             dsm_status_t st = tp_lane_send(m->peer, m->id, m->data, m->len,
-                                           NULL, 0, 1);
+                                           NULL, 0,
+                                           TP_LANE_MAY_WAIT | lane_lazy());
             if (st != DSM_OK)
                 dsm_fatal("active message %u to node %d failed: %s", m->id,
                           m->peer, dsm_status_string(st));

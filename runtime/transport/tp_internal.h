@@ -127,9 +127,16 @@ extern tp_state_t tp;
 
 /* Non-zero while this thread runs an active-message handler. */
 extern TP_THREAD_LOCAL int tp_in_handler;
-/* Non-zero during a dsm_tp_am_send_lazy: a lane does not ring a sleeping
- * receiver. */
-extern TP_THREAD_LOCAL int tp_send_lazy;
+
+static inline dsm_status_t tp_check_rank(int rank)
+{
+    return rank >= 0 && rank < tp.size ? DSM_OK : DSM_ERR_INVALID;
+}
+
+static inline int tp_seg_valid(dsm_tp_segment_t seg)
+{
+    return (int)seg >= 0 && seg < DSM_TP_SEG_COUNT;
+}
 
 /* ---- tp_status.c --------------------------------------------------------- */
 dsm_status_t tp_status(ucs_status_t status);
@@ -418,8 +425,12 @@ int tp_same_host(const tp_record_t *peer, const tp_record_t *mine);
 
 /* ---- tp_lane.c: same-host message lanes ---------------------------------- */
 /* Create this node's lane file (DSM_SAME_HOST_LANES; without it, or when
- * it cannot be made, every message goes through UCX). */
-dsm_status_t tp_lane_open(void);
+ * it cannot be made, every message goes through UCX).  deliver runs the
+ * handler of each message that arrives (tp_am_dispatch: the lanes know
+ * nothing of handlers). */
+typedef void (*tp_lane_deliver_fn)(int src, unsigned id, const void *data,
+                                   size_t len);
+dsm_status_t tp_lane_open(tp_lane_deliver_fn deliver);
 /* Fill in the lane file and wake pipe descriptors peers may open. */
 void tp_lane_identity(tp_record_t *mine);
 /* Set up the lanes with rank: read its ring in our file, map its file to
@@ -429,12 +440,16 @@ void tp_lane_connect(int rank, const tp_record_t *peer,
 void tp_lane_close(void);
 /* Do messages to rank go through a lane? */
 int tp_lane_reaches(int rank);
-/* Send one message on the lane to rank.  may_wait 0 (handlers): only if
- * the ring has room now and no other thread is writing, else
- * DSM_ERR_BUSY; 1: waits for room, serving this node's messages. */
+/* Send one message on the lane to rank.  Without TP_LANE_MAY_WAIT
+ * (handlers): only if the ring has room now and no other thread is
+ * writing, else DSM_ERR_BUSY; with it: waits for room, serving this
+ * node's messages.  TP_LANE_LAZY: do not ring a sleeping receiver
+ * (dsm_tp_am_send_lazy). */
+#define TP_LANE_MAY_WAIT 1u
+#define TP_LANE_LAZY     2u
 dsm_status_t tp_lane_send(int rank, unsigned id, const void *hdr,
                           size_t hdr_len, const void *body, size_t body_len,
-                          int may_wait);
+                          unsigned flags);
 /* Run the handlers of every record that arrived; returns how many.  Also
  * the lanes' progress source, tp_lane_source. */
 int tp_lane_poll(void);
@@ -472,7 +487,5 @@ dsm_status_t tp_thread_start(void);
 void tp_thread_stop(void);
 
 /* ---- tp_wireup.c ---------------------------------------------------------- */
-dsm_status_t tp_check_rank(int rank);
-int tp_seg_valid(dsm_tp_segment_t seg);
 
 #endif

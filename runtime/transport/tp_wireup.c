@@ -5,7 +5,7 @@
  *
  * Layer: transport.  Entry points: dsm_tp_init, dsm_tp_finalize (once
  * each, from one application thread, never from a handler or the fault
- * handler), dsm_tp_rank, dsm_tp_size, tp_check_rank, tp_seg_valid.
+ * handler), dsm_tp_rank, dsm_tp_size.
  *
  * One node (DSM_SIZE=1) opens no UCX context at all: active messages to
  * itself, memcpy and CPU atomics need no network.
@@ -51,16 +51,6 @@ tp_state_t tp = {.worker_efd = -1, .wake_fd = -1, .wake_wr = -1};
 
 int dsm_tp_rank(void) { return tp.initialized ? tp.rank : dsm_config()->rank; }
 int dsm_tp_size(void) { return tp.initialized ? tp.size : dsm_config()->size; }
-
-dsm_status_t tp_check_rank(int rank)
-{
-    return rank >= 0 && rank < tp.size ? DSM_OK : DSM_ERR_INVALID;
-}
-
-int tp_seg_valid(dsm_tp_segment_t seg)
-{
-    return (int)seg >= 0 && seg < DSM_TP_SEG_COUNT;
-}
 
 /* ---- UCX ---------------------------------------------------------------------- */
 
@@ -321,7 +311,7 @@ static dsm_status_t wire_up(void)
         return status;
     if ((status = tp_am_open()) != DSM_OK ||
         (status = map_segments()) != DSM_OK ||
-        (status = tp_lane_open()) != DSM_OK)
+        (status = tp_lane_open(tp_am_dispatch)) != DSM_OK)
         return status;
     add_sources();
 
