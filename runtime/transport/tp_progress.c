@@ -60,7 +60,6 @@
 #include "base_time.h"
 #include "sys_activity.h"
 #include "tp_internal.h"
-#include "tp_source.h"
 
 #define CHECK_EVERY 256u              /* rounds between clock reads */
 #define SOCKET_CHECK_NS 1000000ull    /* without a progress thread */
@@ -68,8 +67,6 @@
 #define HANDOVER_AFTER_NS 1000000ull  /* then wake the parked progress thread */
 
 static atomic_flag socket_check_busy = ATOMIC_FLAG_INIT;
-
-int tp_progress_once(void) { return tp_sources_run(0); }
 
 void tp_check_not_in_handler(const char *call)
 {
