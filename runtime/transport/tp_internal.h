@@ -19,6 +19,7 @@
  *   tp_rma.c        get / put / flush
  *   tp_atomic.c     remote atomics
  *   tp_progress.c   progress calls and bounded waits
+ *   tp_source.c     the progress registry: what a round polls (tp_source.h)
  *   tp_thread.c     the progress thread
  *   tp_status.c     UCX status codes to dsm_status_t
  *   tp_counters.c   statistics
