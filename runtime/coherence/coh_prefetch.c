@@ -116,6 +116,7 @@ static label_entry_t *find(uintptr_t label, int create)
         return NULL;
     oldest->label = label;
     oldest->nranges = 0;
+    oldest->used = epochs;      /* not the evicted entry's age */
     return oldest;
 }
 
