@@ -127,8 +127,10 @@ int main(int argc, char **argv)
         if (rank == 1) {
             t0 = now_us();
             for (size_t i = 0; i < pages; i++)
-                dsm_tp_get(0, DSM_TP_SEG_REGION, (uint64_t)(i % 64) * PAGE,
-                           buf, PAGE);
+                if (dsm_tp_get(0, DSM_TP_SEG_REGION,
+                               (uint64_t)(i % 64) * PAGE, buf, PAGE) !=
+                    DSM_OK)
+                    abort();
             get[r] = (now_us() - t0) / (double)pages;
         }
         dsm_barrier();

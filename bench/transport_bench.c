@@ -37,12 +37,12 @@
 #include "transport.h"
 
 enum {
-    AM_START = 1,   /* node 0 -> 1: phase number */
-    AM_DONE = 2,    /* node 0 -> 1: phase over */
-    AM_PING = 3,
-    AM_PONG = 4,
-    AM_PING_HDL = 5,
-    AM_READY = 6,   /* node 1 -> 0: ready for the phase */
+    AM_START = DSM_TP_AM_CLIENT_FIRST,   /* node 0 -> 1: phase number */
+    AM_DONE,    /* node 0 -> 1: phase over */
+    AM_PING,
+    AM_PONG,
+    AM_PING_HDL,
+    AM_READY,   /* node 1 -> 0: ready for the phase */
 };
 
 typedef enum phase {
@@ -91,11 +91,6 @@ static void on_pong(int src, const void *p, size_t len, void *arg)
     __atomic_store_n(&pong, 1, __ATOMIC_RELEASE);
 }
 
-static void on_ping_hdl(int src, const void *p, size_t len, void *arg)
-{
-    dsm_tp_am_send(src, AM_PONG, p, len);
-}
-
 static void must(dsm_status_t st, const char *what)
 {
     if (st != DSM_OK) {
@@ -103,6 +98,11 @@ static void must(dsm_status_t st, const char *what)
                 dsm_status_string(st));
         exit(1);
     }
+}
+
+static void on_ping_hdl(int src, const void *p, size_t len, void *arg)
+{
+    must(dsm_tp_am_send(src, AM_PONG, p, len), "pong");
 }
 
 static void take(volatile int *flag, const char *what)
@@ -205,12 +205,18 @@ int main(int argc, char **argv)
     long iters = argc > 1 ? atol(argv[1]) : 100000;
     if (iters < 100 || dsm_config_load() != DSM_OK || sem_init(&idle_done, 0, 0))
         return 2;
-    must(dsm_tp_am_register(AM_START, on_start, NULL), "register");
-    must(dsm_tp_am_register(AM_DONE, on_done, NULL), "register");
-    must(dsm_tp_am_register(AM_READY, on_ready, NULL), "register");
-    must(dsm_tp_am_register(AM_PING, on_ping, NULL), "register");
-    must(dsm_tp_am_register(AM_PONG, on_pong, NULL), "register");
-    must(dsm_tp_am_register(AM_PING_HDL, on_ping_hdl, NULL), "register");
+    must(dsm_tp_am_register(DSM_TP_AM_CLIENT, AM_START,
+                            on_start, NULL), "register");
+    must(dsm_tp_am_register(DSM_TP_AM_CLIENT, AM_DONE,
+                            on_done, NULL), "register");
+    must(dsm_tp_am_register(DSM_TP_AM_CLIENT, AM_READY,
+                            on_ready, NULL), "register");
+    must(dsm_tp_am_register(DSM_TP_AM_CLIENT, AM_PING,
+                            on_ping, NULL), "register");
+    must(dsm_tp_am_register(DSM_TP_AM_CLIENT, AM_PONG,
+                            on_pong, NULL), "register");
+    must(dsm_tp_am_register(DSM_TP_AM_CLIENT, AM_PING_HDL,
+                            on_ping_hdl, NULL), "register");
 
     dsm_region_t region;
     must(dsm_sys_region_create(dsm_config()->region_size, &region), "region");

@@ -19,19 +19,6 @@ static dsm_config_t config;
 
 const dsm_config_t *dsm_config(void) { return &config; }
 
-dsm_status_t dsm_parse_u64(const char *text, uint64_t *out)
-{
-    if (!text || !*text || isspace((unsigned char)*text) || *text == '-')
-        return DSM_ERR_INVALID;
-    errno = 0;
-    char *end;
-    unsigned long long v = strtoull(text, &end, 0);
-    if (errno || *end)
-        return DSM_ERR_INVALID;
-    *out = v;
-    return DSM_OK;
-}
-
 dsm_status_t dsm_parse_size(const char *text, uint64_t *out)
 {
     if (!text || !*text || *text == '-')

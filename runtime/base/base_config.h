@@ -80,7 +80,6 @@ const dsm_config_t *dsm_config(void);
 
 /* Parsing helpers shared with the launcher.  Each accepts the whole string
  * only (no trailing garbage), returns DSM_ERR_INVALID otherwise. */
-dsm_status_t dsm_parse_u64(const char *text, uint64_t *out);
 dsm_status_t dsm_parse_size(const char *text, uint64_t *out); /* K/M/G/T */
 dsm_status_t dsm_parse_int_range(const char *text, long min, long max,
                                  long *out);

@@ -13,7 +13,6 @@
 
 static dsm_log_level_t log_level = DSM_LOG_WARN;
 static char log_prefix[32] = "dsm";
-static void (*fatal_hook)(void);
 static atomic_int fatal_entered;
 
 void dsm_log_set_level(dsm_log_level_t level) { log_level = level; }
@@ -51,8 +50,6 @@ void dsm_log(dsm_log_level_t level, const char *fmt, ...)
     va_end(ap);
 }
 
-void dsm_fatal_set_hook(void (*hook)(void)) { fatal_hook = hook; }
-
 /* The first thread to fail ends the process and names the cause.  A later
  * one is often a consequence (the peers the first told to stop close
  * their sockets): it waits for the first's _exit, and ends the process
@@ -79,8 +76,6 @@ void dsm_fatal(const char *fmt, ...)
     va_start(ap, fmt);
     log_vprint("fatal: ", fmt, ap);
     va_end(ap);
-    if (fatal_hook)
-        fatal_hook();
     _exit(DSM_EXIT_FATAL);
 }
 

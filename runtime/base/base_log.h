@@ -24,11 +24,10 @@ void dsm_log(dsm_log_level_t level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* Print the message and end the process (and so the job) with exit status
- * DSM_EXIT_FATAL.  A hook registered by an upper layer runs first once. */
+ * DSM_EXIT_FATAL. */
 #define DSM_EXIT_FATAL 70
 void dsm_fatal(const char *fmt, ...)
     __attribute__((format(printf, 1, 2), noreturn));
-void dsm_fatal_set_hook(void (*hook)(void));
 /* Become the thread that ends the process, before doing what precedes a
  * dsm_fatal (telling peers): the first caller returns (again, in the same
  * thread), any other waits for it to end the process.  Any thread. */

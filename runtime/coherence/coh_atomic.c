@@ -314,10 +314,13 @@ static void on_atomic_rep(int src, const void *payload, size_t len,
     coh_slot_reply(r.slot, r.word);
 }
 
-void coh_atomic_register_handlers(void)
+dsm_status_t coh_atomic_register_handlers(void)
 {
-    dsm_tp_am_register(COH_AM_ATOMIC_REQ, on_atomic_req, NULL);
-    dsm_tp_am_register(COH_AM_ATOMIC_REP, on_atomic_rep, NULL);
+    dsm_status_t st;
+    if ((st = coh_am_register(COH_AM_ATOMIC_REQ, on_atomic_req)) != DSM_OK ||
+        (st = coh_am_register(COH_AM_ATOMIC_REP, on_atomic_rep)) != DSM_OK)
+        return st;
+    return DSM_OK;
 }
 
 /* The value this thread's last atomic found or left in its word: the

@@ -152,10 +152,13 @@ static void on_depart(int src, const void *payload, size_t len, void *arg)
     __atomic_store_n(&depart_ready, 1, __ATOMIC_RELEASE);
 }
 
-void coh_barrier_register_handlers(void)
+dsm_status_t coh_barrier_register_handlers(void)
 {
-    dsm_tp_am_register(COH_AM_BARRIER_ARRIVE, on_arrive, NULL);
-    dsm_tp_am_register(COH_AM_BARRIER_DEPART, on_depart, NULL);
+    dsm_status_t st;
+    if ((st = coh_am_register(COH_AM_BARRIER_ARRIVE, on_arrive)) != DSM_OK ||
+        (st = coh_am_register(COH_AM_BARRIER_DEPART, on_depart)) != DSM_OK)
+        return st;
+    return DSM_OK;
 }
 
 /* Our arrival: header, the records of our intervals since the last

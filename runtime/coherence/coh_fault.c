@@ -429,8 +429,11 @@ static void on_share_ack(int src, const void *payload, size_t len, void *arg)
     coh_slot_reply(msg.slot, msg.count);
 }
 
-void coh_fault_register_handlers(void)
+dsm_status_t coh_fault_register_handlers(void)
 {
-    dsm_tp_am_register(COH_AM_SHARE_REQ, on_share_req, NULL);
-    dsm_tp_am_register(COH_AM_SHARE_ACK, on_share_ack, NULL);
+    dsm_status_t st;
+    if ((st = coh_am_register(COH_AM_SHARE_REQ, on_share_req)) != DSM_OK ||
+        (st = coh_am_register(COH_AM_SHARE_ACK, on_share_ack)) != DSM_OK)
+        return st;
+    return DSM_OK;
 }

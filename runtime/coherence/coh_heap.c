@@ -92,11 +92,14 @@ static void on_heap_size_rep(int src, const void *payload, size_t len,
     coh_slot_reply(m.slot, m.value);
 }
 
-void coh_heap_register_handlers(void)
+dsm_status_t coh_heap_register_handlers(void)
 {
-    dsm_tp_am_register(COH_AM_HEAP_FREE, on_heap_free, NULL);
-    dsm_tp_am_register(COH_AM_HEAP_SIZE_REQ, on_heap_size_req, NULL);
-    dsm_tp_am_register(COH_AM_HEAP_SIZE_REP, on_heap_size_rep, NULL);
+    dsm_status_t st;
+    if ((st = coh_am_register(COH_AM_HEAP_FREE, on_heap_free)) != DSM_OK ||
+        (st = coh_am_register(COH_AM_HEAP_SIZE_REQ, on_heap_size_req)) != DSM_OK ||
+        (st = coh_am_register(COH_AM_HEAP_SIZE_REP, on_heap_size_rep)) != DSM_OK)
+        return st;
+    return DSM_OK;
 }
 
 /* ---- public API -------------------------------------------------------- */

@@ -324,13 +324,14 @@ dsm_status_t dsm_coh_init(const dsm_coh_init_args_t *args)
         (st = coh_migrate_setup()) != DSM_OK ||
         (st = coh_lock_setup()) != DSM_OK)
         return st;
-    coh_fault_register_handlers();
-    coh_interval_register_handlers();
-    coh_barrier_register_handlers();
-    coh_lock_register_handlers();
-    coh_heap_register_handlers();
-    coh_migrate_register_handlers();
-    coh_atomic_register_handlers();
+    if ((st = coh_fault_register_handlers()) != DSM_OK ||
+        (st = coh_interval_register_handlers()) != DSM_OK ||
+        (st = coh_barrier_register_handlers()) != DSM_OK ||
+        (st = coh_lock_register_handlers()) != DSM_OK ||
+        (st = coh_heap_register_handlers()) != DSM_OK ||
+        (st = coh_migrate_register_handlers()) != DSM_OK ||
+        (st = coh_atomic_register_handlers()) != DSM_OK)
+        return st;
 
     dsm_tp_segments_t seg = {
         .base = {coh.region.rt, coh.control},

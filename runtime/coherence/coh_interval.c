@@ -153,10 +153,13 @@ static void on_diff(int src, const void *payload, size_t len, void *arg)
                   dsm_status_string(st));
 }
 
-void coh_interval_register_handlers(void)
+dsm_status_t coh_interval_register_handlers(void)
 {
-    dsm_tp_am_register(COH_AM_DIFF, on_diff, NULL);
-    dsm_tp_am_register(COH_AM_DIFF_ACK, on_diff_ack, NULL);
+    dsm_status_t st;
+    if ((st = coh_am_register(COH_AM_DIFF, on_diff)) != DSM_OK ||
+        (st = coh_am_register(COH_AM_DIFF_ACK, on_diff_ack)) != DSM_OK)
+        return st;
+    return DSM_OK;
 }
 
 /* Encode a written non-home page's diff into the message for its home;

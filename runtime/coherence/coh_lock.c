@@ -188,11 +188,14 @@ static void on_lock_grant(int src, const void *payload, size_t len, void *arg)
     apply_grant(&m);
 }
 
-void coh_lock_register_handlers(void)
+dsm_status_t coh_lock_register_handlers(void)
 {
-    dsm_tp_am_register(COH_AM_LOCK_REQ, on_lock_req, NULL);
-    dsm_tp_am_register(COH_AM_LOCK_RELEASE, on_lock_release, NULL);
-    dsm_tp_am_register(COH_AM_LOCK_GRANT, on_lock_grant, NULL);
+    dsm_status_t st;
+    if ((st = coh_am_register(COH_AM_LOCK_REQ, on_lock_req)) != DSM_OK ||
+        (st = coh_am_register(COH_AM_LOCK_RELEASE, on_lock_release)) != DSM_OK ||
+        (st = coh_am_register(COH_AM_LOCK_GRANT, on_lock_grant)) != DSM_OK)
+        return st;
+    return DSM_OK;
 }
 
 /* ---- public API -------------------------------------------------------- */

@@ -303,8 +303,11 @@ static void on_go(int src, const void *payload, size_t len, void *arg)
     __atomic_store_n(&go, 1, __ATOMIC_RELEASE);
 }
 
-void coh_migrate_register_handlers(void)
+dsm_status_t coh_migrate_register_handlers(void)
 {
-    dsm_tp_am_register(COH_AM_MIGRATE_DONE, on_done, NULL);
-    dsm_tp_am_register(COH_AM_MIGRATE_GO, on_go, NULL);
+    dsm_status_t st;
+    if ((st = coh_am_register(COH_AM_MIGRATE_DONE, on_done)) != DSM_OK ||
+        (st = coh_am_register(COH_AM_MIGRATE_GO, on_go)) != DSM_OK)
+        return st;
+    return DSM_OK;
 }

@@ -4,7 +4,8 @@
  * Layer: coherence (internal).  Every handler checks the length of what it
  * receives against these layouts before reading it; a malformed message
  * ends the job (dsm_fatal), it never corrupts memory.
- * Ids 1..19 belong to coherence; the fork-join layer uses 20..39.
+ * The ids are in coherence's range of transport.h (DSM_TP_AM_COH_FIRST..
+ * DSM_TP_AM_COH_LAST); dsm_tp_am_register refuses any other.
  */
 #ifndef COH_MSG_H
 #define COH_MSG_H
@@ -28,7 +29,6 @@ enum coh_am_id {
     COH_AM_MIGRATE_GO     = 14, /* node 0 -> all: every node applied them */
     COH_AM_ATOMIC_REQ     = 15, /* node -> home: an atomic on its word */
     COH_AM_ATOMIC_REP     = 16, /* home -> node: the word before it */
-    COH_AM_LAST           = 19,
 };
 
 typedef struct coh_msg_share {

@@ -16,6 +16,7 @@
 #include "coh_msg.h"
 #include "coh_state.h"
 #include "dsm.h"
+#include "transport.h"
 
 /* The published log of this node's intervals lives in the CONTROL transport
  * segment so that other nodes can read it with one-sided gets. */
@@ -133,14 +134,19 @@ void coh_prefetch_note(size_t index);
 void coh_prefetch_epoch(uintptr_t label);
 uintptr_t coh_prefetch_pending(void);
 
-/* Handler registration, before dsm_tp_init. */
-void coh_fault_register_handlers(void);
-void coh_interval_register_handlers(void);
-void coh_barrier_register_handlers(void);
-void coh_lock_register_handlers(void);
-void coh_heap_register_handlers(void);
-void coh_migrate_register_handlers(void);
-void coh_atomic_register_handlers(void);
+/* Handler registration, before dsm_tp_init, in coherence's id range. */
+static inline dsm_status_t coh_am_register(unsigned id,
+                                           dsm_tp_am_handler_t handler)
+{
+    return dsm_tp_am_register(DSM_TP_AM_COHERENCE, id, handler, NULL);
+}
+dsm_status_t coh_fault_register_handlers(void);
+dsm_status_t coh_interval_register_handlers(void);
+dsm_status_t coh_barrier_register_handlers(void);
+dsm_status_t coh_lock_register_handlers(void);
+dsm_status_t coh_heap_register_handlers(void);
+dsm_status_t coh_migrate_register_handlers(void);
+dsm_status_t coh_atomic_register_handlers(void);
 
 /* Module set-up after the windows exist, and shut-down. */
 dsm_status_t coh_interval_setup(void);

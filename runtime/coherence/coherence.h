@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base_attr.h"
 #include "dsm.h"
 
 #define DSM_COH_MAX_ADOPT 8
@@ -38,6 +39,7 @@ typedef struct dsm_coh_init_args {
     size_t main_stack_bytes;
 } dsm_coh_init_args_t;
 
+DSM_MUST_CHECK
 dsm_status_t dsm_coh_init(const dsm_coh_init_args_t *args);
 /* The sharable heap before the node joins the job: creates the space
  * dsm_coh_init would (args are the same and must be repeated to it) and
@@ -50,6 +52,7 @@ dsm_status_t dsm_coh_heap_early(const dsm_coh_init_args_t *args);
 /* The counterpart of dsm_coh_init (collective).  After dsm_coh_init the
  * public dsm_init and dsm_finalize are no-ops: the runtime that started
  * the node also ends it. */
+DSM_MUST_CHECK
 dsm_status_t dsm_coh_finalize(void);
 
 /* The main stack reserved by dsm_coh_init: [*lo, *lo + *len). */
@@ -58,6 +61,7 @@ void dsm_coh_main_stack(void **lo, size_t *len);
 /* Reserve bytes (rounded up to 64) in the CONTROL segment: call before
  * dsm_coh_init, in the same order on every node, so the offset is the same
  * everywhere.  The memory is zeroed; *local is this node's copy. */
+DSM_MUST_CHECK
 dsm_status_t dsm_coh_control_reserve(size_t bytes, uint64_t *offset,
                                      void **local);
 
@@ -67,6 +71,7 @@ dsm_status_t dsm_coh_control_reserve(size_t bytes, uint64_t *offset,
  * together are a flush (dsm_flush, OpenMP's flush without a list). */
 #define DSM_COH_RELEASE 1u
 #define DSM_COH_ACQUIRE 2u
+DSM_MUST_CHECK
 dsm_status_t dsm_coh_sync(unsigned what);
 
 /* The program point where this node's next epoch begins (the barrier
@@ -102,6 +107,7 @@ typedef enum dsm_coh_atomic_op {
     DSM_ATOMIC_FMAX, DSM_ATOMIC_FMIN,
 } dsm_coh_atomic_op_t;
 
+DSM_MUST_CHECK
 dsm_status_t dsm_coh_atomic(void *addr, unsigned size, dsm_coh_atomic_op_t op,
                             uint64_t operand, uint64_t expected,
                             uint64_t *old);
@@ -110,6 +116,7 @@ dsm_status_t dsm_coh_atomic(void *addr, unsigned size, dsm_coh_atomic_op_t op,
  * on the word saw, otherwise an atomic load.  For
  * the first expected value of a compare-and-swap loop, which a stale value
  * only sends round once more; never for a value the program uses. */
+DSM_MUST_CHECK
 dsm_status_t dsm_coh_atomic_seed(void *addr, unsigned size, uint64_t *value);
 
 /* A release by this node that other nodes acquire without a barrier
@@ -122,7 +129,9 @@ dsm_status_t dsm_coh_atomic_seed(void *addr, unsigned size, uint64_t *value);
  * the last barrier that the receiver lacks (fork-join: only node 0 runs
  * between a join and the next fork).  Both buffers 8-byte aligned. */
 #define DSM_COH_HANDOFF_MIN 16
+DSM_MUST_CHECK
 dsm_status_t dsm_coh_handoff_export(void *buf, size_t cap, size_t *len);
+DSM_MUST_CHECK
 dsm_status_t dsm_coh_handoff_import(int from, const void *buf, size_t len);
 
 /* A one-way join (coh_barrier.c): the global part of a barrier whose
@@ -141,11 +150,13 @@ dsm_status_t dsm_coh_handoff_import(int from, const void *buf, size_t len);
  * arrival: node 0 hands them to the function registered with
  * dsm_coh_join_extra_handler (before dsm_coh_init), in its message
  * handler, before it counts the arrival. */
+DSM_MUST_CHECK
 dsm_status_t dsm_coh_join(void (*wake_others)(void *), void *arg,
                           const void *extra, size_t extra_len);
 typedef void (*dsm_coh_join_extra_fn)(int src, const void *bytes,
                                       size_t len);
 void dsm_coh_join_extra_handler(dsm_coh_join_extra_fn fn);
+DSM_MUST_CHECK
 dsm_status_t dsm_coh_join_settle(void);
 
 #endif

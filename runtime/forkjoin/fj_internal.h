@@ -22,7 +22,9 @@
 #include "fj_cancel.h"
 #include "forkjoin.h"
 
-/* Active messages of this layer (ids 20..39 are ours). */
+/* Active messages of this layer: fork-join's range of transport.h
+ * (DSM_TP_AM_FJ_FIRST..DSM_TP_AM_FJ_LAST); dsm_tp_am_register refuses
+ * any other. */
 enum fj_am_id {
     FJ_AM_FORK = 20,     /* node 0 -> all: start a region */
     FJ_AM_EXIT = 21,     /* node 0 -> all: finish with a status */

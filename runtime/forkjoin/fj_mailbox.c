@@ -101,9 +101,12 @@ static void on_settle(int src, const void *payload, size_t len, void *arg)
 
 void fj_mailbox_register(void)
 {
-    if (dsm_tp_am_register(FJ_AM_FORK, on_fork, NULL) != DSM_OK ||
-        dsm_tp_am_register(FJ_AM_EXIT, on_exit_msg, NULL) != DSM_OK ||
-        dsm_tp_am_register(FJ_AM_SETTLE, on_settle, NULL) != DSM_OK)
+    if (dsm_tp_am_register(DSM_TP_AM_FORKJOIN, FJ_AM_FORK, on_fork,
+                           NULL) != DSM_OK ||
+        dsm_tp_am_register(DSM_TP_AM_FORKJOIN, FJ_AM_EXIT, on_exit_msg,
+                           NULL) != DSM_OK ||
+        dsm_tp_am_register(DSM_TP_AM_FORKJOIN, FJ_AM_SETTLE, on_settle,
+                           NULL) != DSM_OK)
         dsm_fatal("cannot register the fork-join messages");
 }
 

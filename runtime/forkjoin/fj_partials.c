@@ -219,8 +219,10 @@ void fj_partials_register(void)
         if (!slots)
             dsm_fatal("out of memory for the reduction slots");
     }
-    if (dsm_tp_am_register(FJ_AM_REDUCE, on_partial, NULL) != DSM_OK ||
-        dsm_tp_am_register(FJ_AM_PULL, on_pull, NULL) != DSM_OK)
+    if (dsm_tp_am_register(DSM_TP_AM_FORKJOIN, FJ_AM_REDUCE, on_partial,
+                           NULL) != DSM_OK ||
+        dsm_tp_am_register(DSM_TP_AM_FORKJOIN, FJ_AM_PULL, on_pull,
+                           NULL) != DSM_OK)
         dsm_fatal("cannot register the reduction messages");
     dsm_coh_join_extra_handler(on_join_extra);
 }

@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base_attr.h"
 #include "dsm.h"
 
 /* ---- start-up -------------------------------------------------------- */
@@ -90,9 +91,13 @@ int  fj_reduce_begin(void *data, void (*combine)(void *lhs, void *rhs),
 void fj_reduce_end(const void *key);
 /* DSM locks and flush for the shim (omp_*_lock, __kmpc_flush): run on the
  * calling thread's private runtime stack (see fj_rtstack.c). */
+DSM_MUST_CHECK
 dsm_status_t fj_lock_acquire(dsm_lock_t *lock);
+DSM_MUST_CHECK
 dsm_status_t fj_lock_try(dsm_lock_t *lock);
+DSM_MUST_CHECK
 dsm_status_t fj_lock_release(dsm_lock_t *lock);
+DSM_MUST_CHECK
 dsm_status_t fj_flush(void);
 /* Cluster locks named by an address that is the same on every node (a
  * global's); reentrant per thread.  what: for error messages. */

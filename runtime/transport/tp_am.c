@@ -4,7 +4,7 @@
  * Layer: transport.  Entry points: dsm_tp_am_register (before dsm_tp_init),
  * dsm_tp_am_send / dsm_tp_am_sendv (any thread, handlers and the fault
  * handler included), tp_am_open / tp_am_close (init and finalize),
- * tp_am_deliver_local and tp_am_issue_deferred (every progress call).
+ * and two progress sources (tp_source.h): self-sends, deferred sends.
  *
  * Wire format: the UCX AM id is ours; a 4-byte UCX header carries the
  * sender's rank; the payload is the data.  Every send forces the eager
@@ -45,6 +45,7 @@
 
 #include "base_log.h"
 #include "tp_internal.h"
+#include "tp_source.h"
 
 typedef struct am_entry {
     dsm_tp_am_handler_t handler;
@@ -61,17 +62,47 @@ static atomic_int local_count, deferred_count;
 static uint32_t am_src_header;
 
 TP_THREAD_LOCAL int tp_in_handler;
-TP_THREAD_LOCAL int tp_send_lazy;
+/* Non-zero during a dsm_tp_am_send_lazy: a lane does not ring a sleeping
+ * receiver. */
+static TP_THREAD_LOCAL int tp_send_lazy;
 /* Non-zero while this thread runs a handler called back by UCX. */
 static TP_THREAD_LOCAL int in_ucx_callback;
 
-dsm_status_t dsm_tp_am_register(unsigned id, dsm_tp_am_handler_t handler,
-                                void *arg)
+static void issue_deferred(void);
+
+static unsigned lane_lazy(void) { return tp_send_lazy ? TP_LANE_LAZY : 0; }
+
+/* The ids each range of transport.h owns, first and last. */
+static const unsigned am_range[DSM_TP_AM_RANGES][2] = {
+    [DSM_TP_AM_COHERENCE] = {DSM_TP_AM_COH_FIRST, DSM_TP_AM_COH_LAST},
+    [DSM_TP_AM_FORKJOIN]  = {DSM_TP_AM_FJ_FIRST, DSM_TP_AM_FJ_LAST},
+    [DSM_TP_AM_CLIENT]    = {DSM_TP_AM_CLIENT_FIRST, DSM_TP_AM_CLIENT_LAST},
+};
+static const char *const am_range_name[DSM_TP_AM_RANGES] = {
+    "coherence", "fork-join", "client",
+};
+
+dsm_status_t dsm_tp_am_register(dsm_tp_am_range_t range, unsigned id,
+                                dsm_tp_am_handler_t handler, void *arg)
 {
-    if (id >= DSM_TP_AM_MAX_ID || !handler)
+    if ((unsigned)range >= DSM_TP_AM_RANGES || !handler) {
+        dsm_log(DSM_LOG_ERROR, "active message %u: bad registration", id);
         return DSM_ERR_INVALID;
+    }
+    if (id < am_range[range][0] || id > am_range[range][1]) {
+        dsm_log(DSM_LOG_ERROR,
+                "active message %u is outside the %s range %u..%u", id,
+                am_range_name[range], am_range[range][0], am_range[range][1]);
+        return DSM_ERR_INVALID;
+    }
     if (tp.initialized)
         return DSM_ERR_STATE;
+    if (handlers[id].handler &&
+        (handlers[id].handler != handler || handlers[id].arg != arg)) {
+        dsm_log(DSM_LOG_ERROR,
+                "active message %u already has a handler: refused", id);
+        return DSM_ERR_BUSY;
+    }
     handlers[id].handler = handler;
     handlers[id].arg = arg;
     return DSM_OK;
@@ -267,15 +298,17 @@ static dsm_status_t send_on_lane(int dst, unsigned id, const void *hdr,
 {
     if (!tp_in_handler) {
         if (atomic_load(&deferred_count) != 0)
-            tp_am_issue_deferred();
-        return tp_lane_send(dst, id, hdr, hdr_len, body, body_len, 1);
+            issue_deferred();
+        return tp_lane_send(dst, id, hdr, hdr_len, body, body_len,
+                            TP_LANE_MAY_WAIT | lane_lazy());
     }
     if (atomic_load(&deferred_count) != 0 ||
         pthread_mutex_trylock(&issue_lock) != 0)
         return queue_copy(dst, id, hdr, hdr_len, body, body_len);
     dsm_status_t st = DSM_ERR_BUSY;
     if (atomic_load(&deferred_count) == 0)
-        st = tp_lane_send(dst, id, hdr, hdr_len, body, body_len, 0);
+        st = tp_lane_send(dst, id, hdr, hdr_len, body, body_len,
+                          lane_lazy());
     if (st == DSM_ERR_BUSY)
         st = queue_copy(dst, id, hdr, hdr_len, body, body_len);
     pthread_mutex_unlock(&issue_lock);
@@ -324,7 +357,7 @@ dsm_status_t dsm_tp_am_send_lazy(int dst, unsigned id, const void *payload,
 
 /* ---- progress-side work ------------------------------------------------------ */
 
-int tp_am_deliver_local(void)
+static int deliver_local(void)
 {
     int due = atomic_load_explicit(&local_count, memory_order_acquire);
     if (due == 0)
@@ -360,12 +393,7 @@ static void deferred_sent(void *request, ucs_status_t status, void *user_data)
                   ucs_status_string(status));
 }
 
-int tp_am_deferred_pending(void)
-{
-    return atomic_load_explicit(&deferred_count, memory_order_relaxed) != 0;
-}
-
-void tp_am_issue_deferred(void)
+static void issue_deferred(void)
 {
     /* One issuer at a time keeps the queue's order on the wire. */
     pthread_mutex_lock(&issue_lock);
@@ -375,7 +403,8 @@ void tp_am_issue_deferred(void)
         if (tp_lane_reaches(m->peer)) {
             /* not a handler: it may wait for room */
             dsm_status_t st = tp_lane_send(m->peer, m->id, m->data, m->len,
-                                           NULL, 0, 1);
+                                           NULL, 0,
+                                           TP_LANE_MAY_WAIT | lane_lazy());
             if (st != DSM_OK)
                 dsm_fatal("active message %u to node %d failed: %s", m->id,
                           m->peer, dsm_status_string(st));
@@ -410,3 +439,16 @@ void tp_am_issue_deferred(void)
     }
     pthread_mutex_unlock(&issue_lock);
 }
+
+/* A round's looks, after the worker and the lanes (their handlers queue
+ * what these two run): self-sends, then what handlers could not send. */
+static int poll_deferred(void)
+{
+    if (atomic_load_explicit(&deferred_count, memory_order_relaxed) != 0)
+        issue_deferred();
+    return 0;   /* sends handle nothing of this node's */
+}
+
+const tp_source_t tp_am_local_source = {"self-sends", deliver_local, 0};
+const tp_source_t tp_am_deferred_source = {"deferred sends", poll_deferred,
+                                           0};

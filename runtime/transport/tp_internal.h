@@ -19,6 +19,7 @@
  *   tp_rma.c        get / put / flush
  *   tp_atomic.c     remote atomics
  *   tp_progress.c   progress calls and bounded waits
+ *   tp_source.c     the progress registry: what a round polls (tp_source.h)
  *   tp_thread.c     the progress thread
  *   tp_status.c     UCX status codes to dsm_status_t
  *   tp_counters.c   statistics
@@ -127,9 +128,16 @@ extern tp_state_t tp;
 
 /* Non-zero while this thread runs an active-message handler. */
 extern TP_THREAD_LOCAL int tp_in_handler;
-/* Non-zero during a dsm_tp_am_send_lazy: a lane does not ring a sleeping
- * receiver. */
-extern TP_THREAD_LOCAL int tp_send_lazy;
+
+static inline dsm_status_t tp_check_rank(int rank)
+{
+    return rank >= 0 && rank < tp.size ? DSM_OK : DSM_ERR_INVALID;
+}
+
+static inline int tp_seg_valid(dsm_tp_segment_t seg)
+{
+    return (int)seg >= 0 && seg < DSM_TP_SEG_COUNT;
+}
 
 /* ---- tp_status.c --------------------------------------------------------- */
 dsm_status_t tp_status(ucs_status_t status);
@@ -360,12 +368,11 @@ tp_msg_t *tp_msgq_pop(tp_msgq_t *q);
 /* ---- tp_am.c ------------------------------------------------------------- */
 dsm_status_t tp_am_open(void);            /* handlers on the worker */
 void tp_am_close(void);                   /* drop queued messages */
-/* Run handlers of queued self-sends; returns how many ran. */
-int tp_am_deliver_local(void);
-/* Hand sends queued by handlers to UCX or the lanes (may wait for room in
- * a lane: never from a handler). */
-void tp_am_issue_deferred(void);
-int tp_am_deferred_pending(void);
+/* Progress sources (tp_source.h): run the handlers of queued self-sends;
+ * hand sends queued by handlers to UCX or the lanes (may wait for room in
+ * a lane, so never from a handler). */
+struct tp_source;
+extern const struct tp_source tp_am_local_source, tp_am_deferred_source;
 /* Run the handler of a message that arrived outside UCX (a lane record),
  * under the handler lock; a message id without a handler ends the job. */
 void tp_am_dispatch(int src, unsigned id, const void *data, size_t len);
@@ -387,7 +394,8 @@ typedef struct tp_wait {
 #define TP_YIELD_SHARED_NS 5000ull
 #define TP_YIELD_OWN_CPU_NS 1000000ull
 
-/* One round: UCX progress, lanes, self-sends, deferred sends. */
+/* One round: every progress source (tp_source.h), in the order dsm_tp_init
+ * added them: UCX worker, lanes, self-sends, deferred sends. */
 int tp_progress_once(void);
 void tp_wait_begin(tp_wait_t *w);
 /* Call each round; ends the job when DSM_TIMEOUT has passed. */
@@ -418,8 +426,12 @@ int tp_same_host(const tp_record_t *peer, const tp_record_t *mine);
 
 /* ---- tp_lane.c: same-host message lanes ---------------------------------- */
 /* Create this node's lane file (DSM_SAME_HOST_LANES; without it, or when
- * it cannot be made, every message goes through UCX). */
-dsm_status_t tp_lane_open(void);
+ * it cannot be made, every message goes through UCX).  deliver runs the
+ * handler of each message that arrives (tp_am_dispatch: the lanes know
+ * nothing of handlers). */
+typedef void (*tp_lane_deliver_fn)(int src, unsigned id, const void *data,
+                                   size_t len);
+dsm_status_t tp_lane_open(tp_lane_deliver_fn deliver);
 /* Fill in the lane file and wake pipe descriptors peers may open. */
 void tp_lane_identity(tp_record_t *mine);
 /* Set up the lanes with rank: read its ring in our file, map its file to
@@ -429,14 +441,20 @@ void tp_lane_connect(int rank, const tp_record_t *peer,
 void tp_lane_close(void);
 /* Do messages to rank go through a lane? */
 int tp_lane_reaches(int rank);
-/* Send one message on the lane to rank.  may_wait 0 (handlers): only if
- * the ring has room now and no other thread is writing, else
- * DSM_ERR_BUSY; 1: waits for room, serving this node's messages. */
+/* Send one message on the lane to rank.  Without TP_LANE_MAY_WAIT
+ * (handlers): only if the ring has room now and no other thread is
+ * writing, else DSM_ERR_BUSY; with it: waits for room, serving this
+ * node's messages.  TP_LANE_LAZY: do not ring a sleeping receiver
+ * (dsm_tp_am_send_lazy). */
+#define TP_LANE_MAY_WAIT 1u
+#define TP_LANE_LAZY     2u
 dsm_status_t tp_lane_send(int rank, unsigned id, const void *hdr,
                           size_t hdr_len, const void *body, size_t body_len,
-                          int may_wait);
-/* Run the handlers of every record that arrived; returns how many. */
+                          unsigned flags);
+/* Run the handlers of every record that arrived; returns how many.  Also
+ * the lanes' progress source, tp_lane_source. */
 int tp_lane_poll(void);
+extern const struct tp_source tp_lane_source;
 /* Publish the CPU a thread of this node polls on (-1: none); does a peer
  * on a lane publish cpu? */
 void tp_lane_waiting_on(int cpu);
@@ -470,7 +488,5 @@ dsm_status_t tp_thread_start(void);
 void tp_thread_stop(void);
 
 /* ---- tp_wireup.c ---------------------------------------------------------- */
-dsm_status_t tp_check_rank(int rank);
-int tp_seg_valid(dsm_tp_segment_t seg);
 
 #endif

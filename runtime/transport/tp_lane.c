@@ -95,6 +95,7 @@
 #include "base_log.h"
 #include "sys_dump.h"
 #include "tp_internal.h"
+#include "tp_source.h"
 
 #define LANE_DATA_BYTES ((uint64_t)256 << 10)
 #define LANE_PAGE 4096u
@@ -165,6 +166,7 @@ static struct {
     int *rx_peers;               /* ranks with an rx ring, rx_count of them */
     int rx_count;
     int membarrier;              /* registered: see "Wake-up" above */
+    tp_lane_deliver_fn deliver;  /* runs a record's handler (tp_am.c) */
 } lane = {.fd = -1};
 
 /* Register for the asymmetric fence; 1 when the kernel offers it. */
@@ -178,8 +180,9 @@ static int membarrier_register(void)
                    0, 0) == 0;
 }
 
-dsm_status_t tp_lane_open(void)
+dsm_status_t tp_lane_open(tp_lane_deliver_fn deliver)
 {
+    lane.deliver = deliver;
     lane.tx = calloc((size_t)tp.size, sizeof *lane.tx);
     lane.rx = calloc((size_t)tp.size, sizeof *lane.rx);
     lane.rx_peers = calloc((size_t)tp.size, sizeof *lane.rx_peers);
@@ -387,9 +390,9 @@ static uint64_t write_record(lane_tx_t *tx, uint64_t head, unsigned id,
 }
 
 /* After a record: ring the receiver if it sleeps (see "Wake-up"). */
-static void ring_if_asleep(lane_tx_t *tx)
+static void ring_if_asleep(lane_tx_t *tx, unsigned flags)
 {
-    if (tp_send_lazy)
+    if (flags & TP_LANE_LAZY)
         return;   /* the receiver polls for it soon: let it sleep */
     if (tx->fence)
         atomic_thread_fence(memory_order_seq_cst);
@@ -448,13 +451,13 @@ static void lock_tx(lane_tx_t *tx, tp_wait_t *w, int *waiting, int rank)
 
 dsm_status_t tp_lane_send(int rank, unsigned id, const void *hdr,
                           size_t hdr_len, const void *body, size_t body_len,
-                          int may_wait)
+                          unsigned flags)
 {
     lane_tx_t *tx = &lane.tx[rank];
     uint64_t total = (uint64_t)hdr_len + body_len;
     tp_wait_t w;
     int waiting = 0;
-    if (!may_wait) {
+    if (!(flags & TP_LANE_MAY_WAIT)) {
         if (atomic_flag_test_and_set_explicit(&tx->lock,
                                               memory_order_acquire))
             return DSM_ERR_BUSY;
@@ -465,7 +468,7 @@ dsm_status_t tp_lane_send(int rank, unsigned id, const void *hdr,
     dsm_status_t st = DSM_OK;
     if (total <= TP_LANE_MAX_PAYLOAD) {
         while (!has_room(tx, head, record_cost(head, total))) {
-            if (!may_wait) {
+            if (!(flags & TP_LANE_MAY_WAIT)) {
                 st = DSM_ERR_BUSY;
                 goto out;
             }
@@ -475,7 +478,8 @@ dsm_status_t tp_lane_send(int rank, unsigned id, const void *hdr,
                                 body, body_len, NULL, 0);
         goto out;
     }
-    if (!may_wait) {   /* fragments need waiting: the caller queues it */
+    /* fragments need waiting: the caller queues it */
+    if (!(flags & TP_LANE_MAY_WAIT)) {
         st = DSM_ERR_BUSY;
         goto out;
     }
@@ -502,13 +506,13 @@ dsm_status_t tp_lane_send(int rank, unsigned id, const void *hdr,
                             in_body ? b + body_off : NULL, in_body);
         tx->head = head;
         /* a sleeping receiver must make room for the rest */
-        ring_if_asleep(tx);
+        ring_if_asleep(tx, flags);
         sent += piece;
     }
 out:
     atomic_flag_clear_explicit(&tx->lock, memory_order_release);
     if (st == DSM_OK)
-        ring_if_asleep(tx);
+        ring_if_asleep(tx, flags);
     if (waiting)
         tp_wait_end(&w);
     return st;
@@ -543,7 +547,7 @@ static uint64_t take_record(int src, lane_rx_t *rx, uint64_t tail,
         for (uint64_t at = TP_LANE_LINE;
              at < rec.next - tail && at < 8 * TP_LANE_LINE; at += TP_LANE_LINE)
             __builtin_prefetch(rec.payload - TP_LANE_HDR_BYTES + at);
-        tp_am_dispatch(src, rec.id, rec.payload, rec.len);
+        lane.deliver(src, rec.id, rec.payload, rec.len);
         (*delivered)++;
         return rec.next;
     }
@@ -562,7 +566,7 @@ static uint64_t take_record(int src, lane_rx_t *rx, uint64_t tail,
     if (whole) {
         tp_msg_t *m = rx->frag;
         rx->frag = NULL;
-        tp_am_dispatch(src, rec.id, m->data, m->len);
+        lane.deliver(src, rec.id, m->data, m->len);
         tp_msg_free(m);
         (*delivered)++;
     }
@@ -687,3 +691,6 @@ int tp_lane_cpu_shared(int cpu)
             return 1;
     return 0;
 }
+
+const tp_source_t tp_lane_source = {"same-host lanes", tp_lane_poll,
+                                    TP_SOURCE_INBOUND};

@@ -65,23 +65,8 @@
 #define SOCKET_CHECK_NS 1000000ull    /* without a progress thread */
 
 #define HANDOVER_AFTER_NS 1000000ull  /* then wake the parked progress thread */
-#define UCX_QUIET_EVERY 256u          /* rounds between looks at a quiet worker */
 
 static atomic_flag socket_check_busy = ATOMIC_FLAG_INIT;
-
-int tp_progress_once(void)
-{
-    int n = 0;
-    /* a quiet worker has nothing to do: look now and then all the same */
-    static TP_THREAD_LOCAL unsigned rounds;
-    if (tp.worker && (!tp.ucx_quiet || ++rounds % UCX_QUIET_EVERY == 0))
-        n = (int)ucp_worker_progress(tp.worker);
-    n += tp_lane_poll();
-    n += tp_am_deliver_local();
-    if (tp_am_deferred_pending())
-        tp_am_issue_deferred();
-    return n;
-}
 
 void tp_check_not_in_handler(const char *call)
 {

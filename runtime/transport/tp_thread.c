@@ -43,6 +43,7 @@
 
 #include "base_log.h"
 #include "tp_internal.h"
+#include "tp_source.h"
 
 #define PARK_MIN_MS 1
 #define PARK_MAX_MS 8
@@ -74,9 +75,8 @@ static void *progress_main(void *unused)
     while (!atomic_load(&tp.stop_thread)) {
         int heartbeat_ms = tp_live_heartbeat();
         if (someone_polls(&seen)) {
-            tp_am_deliver_local();
-            if (tp_am_deferred_pending())
-                tp_am_issue_deferred();
+            /* the pollers read the worker and the lanes */
+            tp_sources_run(TP_SOURCE_INBOUND);
             atomic_store(&tp.thread_parked, 1);
             /* else the last poller may have missed us: look again */
             if (atomic_load(&tp.idle_hint)) {

@@ -5,7 +5,7 @@
  *
  * Layer: transport.  Entry points: dsm_tp_init, dsm_tp_finalize (once
  * each, from one application thread, never from a handler or the fault
- * handler), dsm_tp_rank, dsm_tp_size, tp_check_rank, tp_seg_valid.
+ * handler), dsm_tp_rank, dsm_tp_size.
  *
  * One node (DSM_SIZE=1) opens no UCX context at all: active messages to
  * itself, memcpy and CPU atomics need no network.
@@ -44,22 +44,13 @@
 #include "base_log.h"
 #include "sys_activity.h"
 #include "tp_internal.h"
+#include "tp_source.h"
 
 tp_state_t tp = {.worker_efd = -1, .wake_fd = -1, .wake_wr = -1};
 
 
 int dsm_tp_rank(void) { return tp.initialized ? tp.rank : dsm_config()->rank; }
 int dsm_tp_size(void) { return tp.initialized ? tp.size : dsm_config()->size; }
-
-dsm_status_t tp_check_rank(int rank)
-{
-    return rank >= 0 && rank < tp.size ? DSM_OK : DSM_ERR_INVALID;
-}
-
-int tp_seg_valid(dsm_tp_segment_t seg)
-{
-    return (int)seg >= 0 && seg < DSM_TP_SEG_COUNT;
-}
 
 /* ---- UCX ---------------------------------------------------------------------- */
 
@@ -287,6 +278,31 @@ static void choose_yield(const tp_record_t *table, const tp_record_t *mine)
               tp.oversubscribed ? "early" : "early only beside a peer");
 }
 
+#define UCX_QUIET_EVERY 256u      /* rounds between looks at a quiet worker */
+
+static int poll_worker(void)
+{
+    /* a quiet worker has nothing to do: look now and then all the same */
+    static TP_THREAD_LOCAL unsigned rounds;
+    if (tp.ucx_quiet && ++rounds % UCX_QUIET_EVERY != 0)
+        return 0;
+    return (int)ucp_worker_progress(tp.worker);
+}
+
+static const tp_source_t worker_source = {
+    "UCX worker", poll_worker, TP_SOURCE_WORKER | TP_SOURCE_INBOUND};
+
+/* What a progress round polls, in order (tp_source.h): what arrives (the
+ * worker, the lanes) runs handlers, whose self-sends and deferred sends
+ * then go in the same round.  Before anything progresses. */
+static void add_sources(void)
+{
+    tp_sources_add(&worker_source);
+    tp_sources_add(&tp_lane_source);
+    tp_sources_add(&tp_am_local_source);
+    tp_sources_add(&tp_am_deferred_source);
+}
+
 /* Register, exchange records with every node, connect. */
 static dsm_status_t wire_up(void)
 {
@@ -295,8 +311,9 @@ static dsm_status_t wire_up(void)
         return status;
     if ((status = tp_am_open()) != DSM_OK ||
         (status = map_segments()) != DSM_OK ||
-        (status = tp_lane_open()) != DSM_OK)
+        (status = tp_lane_open(tp_am_dispatch)) != DSM_OK)
         return status;
+    add_sources();
 
     tp_record_t mine = {0};
     void *rkey_buf[DSM_TP_SEG_COUNT] = {0};
@@ -411,6 +428,8 @@ static void release_all(void)
     tp.worker = NULL;
     tp.context = NULL;
     tp.worker_efd = -1;
+    /* after the last progress call: closing endpoints progresses */
+    tp_sources_clear();
     tp_am_close();
     tp_msg_pool_destroy();
     for (int r = 0; tp.peers && r < tp.size; r++)
@@ -502,6 +521,7 @@ dsm_status_t dsm_tp_init(const dsm_tp_segments_t *segments)
         }
         if ((status = tp_am_open()) != DSM_OK)
             goto fail;
+        add_sources();
     } else {
         tp.used_network = 1;
         if ((status = wire_up()) != DSM_OK)

@@ -38,6 +38,7 @@
 #include <stdint.h>
 
 #include "base_activity.h"   /* dsm_activity_about_t for dsm_tp_wait_flag_on */
+#include "base_attr.h"
 #include "dsm.h"
 
 /* Registered memory segments: every node registers the same segments, so a
@@ -59,10 +60,12 @@ typedef struct dsm_tp_segments {
  * token are refused and wire-up goes on.  Registers the segments, exchanges
  * worker addresses and remote keys, connects every pair, and starts the
  * progress thread.  With DSM_SIZE=1 it needs no network. */
+DSM_MUST_CHECK
 dsm_status_t dsm_tp_init(const dsm_tp_segments_t *segments);
 /* Before dsm_tp_init: fd (a memfd holding the segment from offset 0) may be
  * mapped by peers on this host, whose gets and puts then need no help
  * from this node (tp_direct.c).  The descriptor must stay open. */
+DSM_MUST_CHECK
 dsm_status_t dsm_tp_offer_mapping(dsm_tp_segment_t seg, int fd);
 /* Did this node map that segment of rank (an offered one, same host)? */
 int dsm_tp_peer_mapped(int rank, dsm_tp_segment_t seg);
@@ -75,6 +78,7 @@ int dsm_tp_peer_viewable(int rank, dsm_tp_segment_t seg);
  * and copy-on-write.  DSM_ERR_INVALID: not viewable or out of range;
  * DSM_ERR_IO: mmap failed, and what was mapped at addr may be gone.  Any
  * thread, the fault handler included. */
+DSM_MUST_CHECK
 dsm_status_t dsm_tp_map_peer_view(int rank, dsm_tp_segment_t seg,
                                   uint64_t offset, void *addr, size_t len,
                                   int private_copy);
@@ -87,6 +91,7 @@ int dsm_tp_peer_on_lane(int rank);
  * Otherwise dsm_tp_atomic_* on seg go through UCX. */
 int dsm_tp_cpu_atomics(dsm_tp_segment_t seg);
 /* Collective: waits until every node has called it, then tears down. */
+DSM_MUST_CHECK
 dsm_status_t dsm_tp_finalize(void);
 
 int dsm_tp_rank(void);
@@ -94,25 +99,51 @@ int dsm_tp_size(void);
 
 /* ---- active messages ---------------------------------------------------
  * A handler receives the sender's rank and the payload; the payload is only
- * valid during the call. */
+ * valid during the call.
+ *
+ * Message ids: each layer that registers handlers owns one range, stated
+ * here and nowhere else (the message table of doc/design.md lists every
+ * id).  A layer numbers its messages from its FIRST and checks at compile
+ * time that they end by its LAST.  Id 0 is the transport's and never
+ * registered. */
 #define DSM_TP_AM_MAX_ID 64
+typedef enum dsm_tp_am_range {
+    DSM_TP_AM_COHERENCE,      /* coh_msg.h */
+    DSM_TP_AM_FORKJOIN,       /* fj_internal.h */
+    DSM_TP_AM_CLIENT,         /* tests and tools on the transport alone */
+    DSM_TP_AM_RANGES
+} dsm_tp_am_range_t;
+#define DSM_TP_AM_COH_FIRST     1
+#define DSM_TP_AM_COH_LAST      19
+#define DSM_TP_AM_FJ_FIRST      20
+#define DSM_TP_AM_FJ_LAST       39
+#define DSM_TP_AM_CLIENT_FIRST  40
+#define DSM_TP_AM_CLIENT_LAST   (DSM_TP_AM_MAX_ID - 1)
 typedef void (*dsm_tp_am_handler_t)(int src, const void *payload,
                                     size_t len, void *arg);
-/* Register before dsm_tp_init (ids are the same on every node). */
-dsm_status_t dsm_tp_am_register(unsigned id, dsm_tp_am_handler_t handler,
-                                void *arg);
+/* Register before dsm_tp_init (ids are the same on every node), in the
+ * caller's range.  DSM_ERR_INVALID (logged): the id is outside range or
+ * handler is NULL; DSM_ERR_BUSY (logged): the id already has another
+ * handler or arg (registering the same pair again is a no-op, so a node
+ * may start the transport more than once); DSM_ERR_STATE: after init. */
+DSM_MUST_CHECK
+dsm_status_t dsm_tp_am_register(dsm_tp_am_range_t range, unsigned id,
+                                dsm_tp_am_handler_t handler, void *arg);
 /* Send; returns when the payload buffer may be reused.  Delivery order
  * between one pair of nodes is the order of the sends.  dst may be the
  * calling rank (the handler then runs in a progress call). */
+DSM_MUST_CHECK
 dsm_status_t dsm_tp_am_send(int dst, unsigned id, const void *payload,
                             size_t len);
 /* The same for a message the receiver will poll for soon (it waits for
  * it in the runtime): a same-host receiver whose threads all sleep is
  * not woken for it, so its computing threads keep their CPUs; its next
  * wait finds the message. */
+DSM_MUST_CHECK
 dsm_status_t dsm_tp_am_send_lazy(int dst, unsigned id, const void *payload,
                                  size_t len);
 /* Gather variant: header and body sent as one message. */
+DSM_MUST_CHECK
 dsm_status_t dsm_tp_am_sendv(int dst, unsigned id, const void *hdr,
                              size_t hdr_len, const void *body,
                              size_t body_len);
@@ -120,8 +151,10 @@ dsm_status_t dsm_tp_am_sendv(int dst, unsigned id, const void *hdr,
 /* ---- one-sided RMA -------------------------------------------------------
  * Blocking: returns when the data has arrived (get) or is visible at the
  * target (put).  The local buffer may be any memory. */
+DSM_MUST_CHECK
 dsm_status_t dsm_tp_get(int rank, dsm_tp_segment_t seg, uint64_t offset,
                         void *local, size_t len);
+DSM_MUST_CHECK
 dsm_status_t dsm_tp_put(int rank, dsm_tp_segment_t seg, uint64_t offset,
                         const void *local, size_t len);
 /* Several gets from one node, all in flight at once: returns when every
@@ -132,35 +165,44 @@ typedef struct dsm_tp_get_item {
     void *local;
     size_t len;
 } dsm_tp_get_item_t;
+DSM_MUST_CHECK
 dsm_status_t dsm_tp_get_batch(int rank, dsm_tp_segment_t seg,
                               const dsm_tp_get_item_t *items, size_t n);
 /* Non-blocking put: the buffer must stay valid until the same thread's
  * next dsm_tp_flush. */
+DSM_MUST_CHECK
 dsm_status_t dsm_tp_put_nb(int rank, dsm_tp_segment_t seg, uint64_t offset,
                            const void *local, size_t len);
 /* Complete the calling thread's non-blocking puts and every outstanding
  * operation to rank (-1: to every rank), remote completion included: the
  * data is visible at the target when it returns. */
+DSM_MUST_CHECK
 dsm_status_t dsm_tp_flush(int rank);
 
 /* ---- remote atomics (offset must be naturally aligned) ------------------ */
+DSM_MUST_CHECK
 dsm_status_t dsm_tp_atomic_fadd64(int rank, dsm_tp_segment_t seg,
                                   uint64_t offset, uint64_t add,
                                   uint64_t *old);
+DSM_MUST_CHECK
 dsm_status_t dsm_tp_atomic_fadd32(int rank, dsm_tp_segment_t seg,
                                   uint64_t offset, uint32_t add,
                                   uint32_t *old);
+DSM_MUST_CHECK
 dsm_status_t dsm_tp_atomic_swap64(int rank, dsm_tp_segment_t seg,
                                   uint64_t offset, uint64_t value,
                                   uint64_t *old);
+DSM_MUST_CHECK
 dsm_status_t dsm_tp_atomic_swap32(int rank, dsm_tp_segment_t seg,
                                   uint64_t offset, uint32_t value,
                                   uint32_t *old);
 /* Compare-and-swap: *old receives the previous value; it succeeded when
  * *old == expected. */
+DSM_MUST_CHECK
 dsm_status_t dsm_tp_atomic_cswap64(int rank, dsm_tp_segment_t seg,
                                    uint64_t offset, uint64_t expected,
                                    uint64_t desired, uint64_t *old);
+DSM_MUST_CHECK
 dsm_status_t dsm_tp_atomic_cswap32(int rank, dsm_tp_segment_t seg,
                                    uint64_t offset, uint32_t expected,
                                    uint32_t desired, uint32_t *old);

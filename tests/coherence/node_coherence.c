@@ -833,26 +833,33 @@ static void test_heap_cross_node(void **state)
 /* ---- cluster-wide atomics on words homed at node 0 and at the last node */
 #define ATOMIC_K 200
 static uint64_t *atomic_words[2];
+/* dsm_coh_atomic from the test's threads, where cmocka cannot assert */
+static void atomic_ok(void *addr, unsigned size, dsm_coh_atomic_op_t op,
+                      uint64_t operand, uint64_t expected, uint64_t *old)
+{
+    if (dsm_coh_atomic(addr, size, op, operand, expected, old) != DSM_OK)
+        abort();
+}
 static void atomics_thread(int t)
 {
     for (int k = 0; k < ATOMIC_K; k++)
         for (int h = 0; h < 2; h++) {
             uint64_t old;
             char *base = (char *)atomic_words[h];
-            dsm_coh_atomic(base, 8, DSM_ATOMIC_ADD, 3, 0, &old);
-            dsm_coh_atomic(base + 8, 4, DSM_ATOMIC_SUB, 1, 0, &old);
-            dsm_coh_atomic(base + 14, 2, DSM_ATOMIC_ADD, 1, 0, &old);
+            atomic_ok(base, 8, DSM_ATOMIC_ADD, 3, 0, &old);
+            atomic_ok(base + 8, 4, DSM_ATOMIC_SUB, 1, 0, &old);
+            atomic_ok(base + 14, 2, DSM_ATOMIC_ADD, 1, 0, &old);
             double one = 1.0;
             uint64_t bits;
             memcpy(&bits, &one, 8);
-            dsm_coh_atomic(base + 16, 8, DSM_ATOMIC_FADD, bits, 0, &old);
-            dsm_coh_atomic(base + 24, 8, DSM_ATOMIC_MAX,
+            atomic_ok(base + 16, 8, DSM_ATOMIC_FADD, bits, 0, &old);
+            atomic_ok(base + 24, 8, DSM_ATOMIC_MAX,
                            (uint64_t)(rank * 100 + t * 10 + k % 7), 0, &old);
             /* a compare-and-swap loop, as clang emits for other operations */
             uint64_t cur;
-            dsm_coh_atomic(base + 32, 8, DSM_ATOMIC_LOAD, 0, 0, &cur);
+            atomic_ok(base + 32, 8, DSM_ATOMIC_LOAD, 0, 0, &cur);
             for (;;) {
-                dsm_coh_atomic(base + 32, 8, DSM_ATOMIC_CAS, cur * 2 % 1000003,
+                atomic_ok(base + 32, 8, DSM_ATOMIC_CAS, cur * 2 % 1000003,
                                cur, &old);
                 if (old == cur)
                     break;

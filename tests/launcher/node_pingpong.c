@@ -18,8 +18,8 @@
 #include "transport.h"
 
 enum {
-    AM_PING = 1,
-    AM_PONG = 2,
+    AM_PING = DSM_TP_AM_CLIENT_FIRST,
+    AM_PONG,
     EXCHANGE_MARK = 1000,
     REGION_BYTES = 64 * 1024,   /* small: the test needs no sharable region */
     CONTROL_BYTES = 4096,
@@ -95,8 +95,10 @@ int main(void)
     memset(segments.base[DSM_TP_SEG_REGION], 0, REGION_BYTES);
     memset(segments.base[DSM_TP_SEG_CONTROL], 0, CONTROL_BYTES);
 
-    if ((status = dsm_tp_am_register(AM_PING, on_ping, NULL)) != DSM_OK ||
-        (status = dsm_tp_am_register(AM_PONG, on_pong, NULL)) != DSM_OK)
+    if ((status = dsm_tp_am_register(DSM_TP_AM_CLIENT, AM_PING,
+                                     on_ping, NULL)) != DSM_OK ||
+        (status = dsm_tp_am_register(DSM_TP_AM_CLIENT, AM_PONG,
+                                     on_pong, NULL)) != DSM_OK)
         return fail("register handlers", status);
     if ((status = dsm_tp_init(&segments)) != DSM_OK)
         return fail("dsm_tp_init", status);

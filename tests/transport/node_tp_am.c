@@ -24,10 +24,10 @@
 #include "tp_test_util.h"
 
 enum {
-    AM_PING = 1,
-    AM_PONG = 2,
-    AM_SEQ = 3,
-    AM_GATHER = 4,
+    AM_PING = DSM_TP_AM_CLIENT_FIRST,
+    AM_PONG,
+    AM_SEQ,
+    AM_GATHER,
 };
 
 #define MAX_NODES 16
@@ -242,11 +242,13 @@ static void test_am_errors_and_counters(void **state)
     assert_int_equal(dsm_tp_am_send(node.size, AM_PING, &byte, 1),
                      DSM_ERR_INVALID);
     assert_int_equal(dsm_tp_am_send(-1, AM_PING, &byte, 1), DSM_ERR_INVALID);
-    assert_int_equal(dsm_tp_am_send(0, 40, &byte, 1), DSM_ERR_INVALID);
+    assert_int_equal(dsm_tp_am_send(0, AM_GATHER + 1, &byte, 1),
+                     DSM_ERR_INVALID);
     assert_int_equal(dsm_tp_am_send(0, DSM_TP_AM_MAX_ID, &byte, 1),
                      DSM_ERR_INVALID);
     assert_int_equal(dsm_tp_am_send(0, AM_PING, NULL, 1), DSM_ERR_INVALID);
-    assert_int_equal(dsm_tp_am_register(5, on_ping, NULL), DSM_ERR_STATE);
+    assert_int_equal(dsm_tp_am_register(DSM_TP_AM_CLIENT, AM_GATHER + 1,
+                                        on_ping, NULL), DSM_ERR_STATE);
 
     dsm_tp_counters_t before, after;
     dsm_tp_counters_get(&before);
@@ -267,10 +269,10 @@ static void test_am_errors_and_counters(void **state)
 int main(void)
 {
     tt_prepare();
-    if (dsm_tp_am_register(AM_PING, on_ping, NULL) ||
-        dsm_tp_am_register(AM_PONG, on_pong, NULL) ||
-        dsm_tp_am_register(AM_SEQ, on_seq, NULL) ||
-        dsm_tp_am_register(AM_GATHER, on_gather, NULL))
+    if (dsm_tp_am_register(DSM_TP_AM_CLIENT, AM_PING, on_ping, NULL) ||
+        dsm_tp_am_register(DSM_TP_AM_CLIENT, AM_PONG, on_pong, NULL) ||
+        dsm_tp_am_register(DSM_TP_AM_CLIENT, AM_SEQ, on_seq, NULL) ||
+        dsm_tp_am_register(DSM_TP_AM_CLIENT, AM_GATHER, on_gather, NULL))
         return 1;
     tt_start(&node, 4096);
     if (node.size > MAX_NODES)

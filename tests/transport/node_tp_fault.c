@@ -22,7 +22,7 @@
 #include "sys_fault.h"
 #include "tp_test_util.h"
 
-enum { AM_TOUCHED = 1, PAGES = 8, PAGE = 4096 };
+enum { AM_TOUCHED = DSM_TP_AM_CLIENT_FIRST, PAGES = 8, PAGE = 4096 };
 
 static tt_node_t node;
 static unsigned char *window;
@@ -83,7 +83,8 @@ static void test_calls_from_fault_handler(void **state)
 int main(void)
 {
     tt_prepare();
-    if (dsm_tp_am_register(AM_TOUCHED, on_touched, NULL) != DSM_OK)
+    if (dsm_tp_am_register(DSM_TP_AM_CLIENT, AM_TOUCHED,
+                           on_touched, NULL) != DSM_OK)
         return 1;
     window = mmap(NULL, PAGES * PAGE, PROT_NONE,
                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

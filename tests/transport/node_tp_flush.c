@@ -46,7 +46,7 @@
 #define FILL_AREA (2048 * MIB)
 #define PUT_AREA (2560 * MIB)
 
-enum { AM_INFO = 1, AM_FILL = 2, AM_FILLED = 3 };
+enum { AM_INFO = DSM_TP_AM_CLIENT_FIRST, AM_FILL, AM_FILLED };
 
 static tt_node_t node;
 
@@ -213,9 +213,12 @@ static void test_blocking_put(void **state) { run(BLOCKING_PUT); }
 int main(void)
 {
     tt_prepare();
-    if (dsm_tp_am_register(AM_INFO, on_info, NULL) != DSM_OK ||
-        dsm_tp_am_register(AM_FILL, on_fill, NULL) != DSM_OK ||
-        dsm_tp_am_register(AM_FILLED, on_filled, NULL) != DSM_OK)
+    if (dsm_tp_am_register(DSM_TP_AM_CLIENT, AM_INFO,
+                           on_info, NULL) != DSM_OK ||
+        dsm_tp_am_register(DSM_TP_AM_CLIENT, AM_FILL,
+                           on_fill, NULL) != DSM_OK ||
+        dsm_tp_am_register(DSM_TP_AM_CLIENT, AM_FILLED,
+                           on_filled, NULL) != DSM_OK)
         return 1;
     tt_start(&node, 64 * 1024);
     if (node.size != 3 || node.region.size < 4096 * MIB)

@@ -30,7 +30,7 @@
 #include "tp_internal.h"
 #include "tp_test_util.h"
 
-enum { AM_HELLO = 1 };
+enum { AM_HELLO = DSM_TP_AM_CLIENT_FIRST };
 
 static tt_node_t node;
 static int silent_fd = -1;
@@ -133,7 +133,8 @@ static void test_job_works_after_visitors(void **state)
 int main(void)
 {
     tt_prepare();
-    if (dsm_tp_am_register(AM_HELLO, on_hello, NULL) != DSM_OK)
+    if (dsm_tp_am_register(DSM_TP_AM_CLIENT, AM_HELLO,
+                           on_hello, NULL) != DSM_OK)
         return 1;
     int failed = 0;
     if (dsm_config()->rank == 1) {

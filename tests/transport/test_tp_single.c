@@ -30,11 +30,11 @@
 #include "tp_internal.h"
 
 enum {
-    AM_RECORD = 1,      /* records what arrived */
-    AM_CHAIN = 2,       /* forwards to AM_RECORD from inside the handler */
-    AM_POST = 3,        /* posts a semaphore */
-    AM_BLOCKING = 4,    /* wrongly calls a blocking operation */
-    AM_UNUSED = 9,      /* never registered */
+    AM_RECORD = DSM_TP_AM_CLIENT_FIRST,      /* records what arrived */
+    AM_CHAIN,       /* forwards to AM_RECORD from inside the handler */
+    AM_POST,        /* posts a semaphore */
+    AM_BLOCKING,    /* wrongly calls a blocking operation */
+    AM_UNUSED = DSM_TP_AM_CLIENT_FIRST + 8,      /* never registered */
 };
 
 #define REGION_BYTES ((size_t)8 << 20)
@@ -77,7 +77,7 @@ static void on_post(int src, const void *payload, size_t len, void *arg)
 static void on_blocking(int src, const void *payload, size_t len, void *arg)
 {
     char b;
-    dsm_tp_get(0, DSM_TP_SEG_REGION, 0, &b, 1);
+    (void)dsm_tp_get(0, DSM_TP_SEG_REGION, 0, &b, 1);   /* ends the job */
 }
 
 static void set_env(const char *progress_thread, const char *timeout)
@@ -111,10 +111,10 @@ static int group_setup(void **state)
     control = aligned_alloc(4096, CONTROL_BYTES);
     if (!region || !control || sem_init(&posted, 0, 0) != 0)
         return -1;
-    if (dsm_tp_am_register(AM_RECORD, on_record, NULL) ||
-        dsm_tp_am_register(AM_CHAIN, on_chain, NULL) ||
-        dsm_tp_am_register(AM_POST, on_post, NULL) ||
-        dsm_tp_am_register(AM_BLOCKING, on_blocking, NULL))
+    if (dsm_tp_am_register(DSM_TP_AM_CLIENT, AM_RECORD, on_record, NULL) ||
+        dsm_tp_am_register(DSM_TP_AM_CLIENT, AM_CHAIN, on_chain, NULL) ||
+        dsm_tp_am_register(DSM_TP_AM_CLIENT, AM_POST, on_post, NULL) ||
+        dsm_tp_am_register(DSM_TP_AM_CLIENT, AM_BLOCKING, on_blocking, NULL))
         return -1;
     return 0;
 }
@@ -148,14 +148,17 @@ static void test_calls_before_init(void **state)
 
 static void test_register_rules(void **state)
 {
-    assert_int_equal(dsm_tp_am_register(DSM_TP_AM_MAX_ID, on_record, NULL),
+    assert_int_equal(dsm_tp_am_register(DSM_TP_AM_CLIENT, DSM_TP_AM_MAX_ID,
+                                        on_record, NULL),
                      DSM_ERR_INVALID);
-    assert_int_equal(dsm_tp_am_register(AM_UNUSED, NULL, NULL),
+    assert_int_equal(dsm_tp_am_register(DSM_TP_AM_CLIENT, AM_UNUSED,
+                                        NULL, NULL),
                      DSM_ERR_INVALID);
     start("0");
     assert_int_equal(dsm_tp_rank(), 0);
     assert_int_equal(dsm_tp_size(), 1);
-    assert_int_equal(dsm_tp_am_register(AM_UNUSED, on_record, NULL),
+    assert_int_equal(dsm_tp_am_register(DSM_TP_AM_CLIENT, AM_UNUSED,
+                                        on_record, NULL),
                      DSM_ERR_STATE);
     unsigned seq = 0;
     assert_int_equal(dsm_tp_am_send(0, AM_UNUSED, &seq, sizeof seq),
@@ -167,6 +170,55 @@ static void test_register_rules(void **state)
     stop();
     /* a second life after finalize */
     start("1");
+    stop();
+}
+
+/* The contract between layers: an id belongs to one range and one
+ * handler.  A second handler for a registered id is refused and the first
+ * keeps its messages; so is an id from another layer's range. */
+static void test_register_refuses_duplicates_and_foreign_ids(void **state)
+{
+    int other;
+    assert_int_equal(dsm_tp_am_register(DSM_TP_AM_CLIENT, AM_RECORD,
+                                        on_chain, NULL),
+                     DSM_ERR_BUSY);
+    assert_int_equal(dsm_tp_am_register(DSM_TP_AM_CLIENT, AM_RECORD,
+                                        on_record, &other),
+                     DSM_ERR_BUSY);
+    assert_int_equal(dsm_tp_am_register(DSM_TP_AM_CLIENT, AM_RECORD,
+                                        on_record, NULL),
+                     DSM_OK);
+    assert_int_equal(dsm_tp_am_register(DSM_TP_AM_CLIENT, 0, on_record,
+                                        NULL),
+                     DSM_ERR_INVALID);
+    assert_int_equal(dsm_tp_am_register(DSM_TP_AM_CLIENT,
+                                        DSM_TP_AM_COH_FIRST, on_record,
+                                        NULL),
+                     DSM_ERR_INVALID);
+    assert_int_equal(dsm_tp_am_register(DSM_TP_AM_CLIENT,
+                                        DSM_TP_AM_FJ_LAST, on_record, NULL),
+                     DSM_ERR_INVALID);
+    assert_int_equal(dsm_tp_am_register(DSM_TP_AM_COHERENCE, AM_UNUSED,
+                                        on_record, NULL),
+                     DSM_ERR_INVALID);
+    assert_int_equal(dsm_tp_am_register(DSM_TP_AM_FORKJOIN, AM_UNUSED,
+                                        on_record, NULL),
+                     DSM_ERR_INVALID);
+    assert_int_equal(dsm_tp_am_register(DSM_TP_AM_RANGES, AM_UNUSED,
+                                        on_record, NULL),
+                     DSM_ERR_INVALID);
+    /* none of the refused ones took effect */
+    start("0");
+    unsigned seq = 0;
+    char pad[8] = {0};
+    memcpy(pad, &seq, sizeof seq);
+    assert_int_equal(dsm_tp_am_send(0, AM_RECORD, pad, order_size(0)),
+                     DSM_OK);
+    while (records < 1)
+        dsm_tp_progress();
+    assert_int_equal(record_errors, 0);
+    assert_int_equal(dsm_tp_am_send(0, AM_UNUSED, &seq, sizeof seq),
+                     DSM_ERR_INVALID);
     stop();
 }
 
@@ -357,7 +409,7 @@ static int run_child(void (*body)(void), char *err, size_t errlen)
 static void child_blocking_in_handler(void)
 {
     start("0");
-    dsm_tp_am_send(0, AM_BLOCKING, NULL, 0);
+    assert_int_equal(dsm_tp_am_send(0, AM_BLOCKING, NULL, 0), DSM_OK);
     dsm_tp_progress();
 }
 
@@ -375,7 +427,7 @@ static void child_wait_forever(void)
     set_env("1", "1");
     dsm_tp_segments_t segs = {.base = {region, control},
                               .size = {REGION_BYTES, CONTROL_BYTES}};
-    dsm_tp_init(&segs);
+    assert_int_equal(dsm_tp_init(&segs), DSM_OK);
     static volatile int never;
     dsm_tp_wait_flag(&never, "a flag nobody sets");
 }
@@ -453,6 +505,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_calls_before_init),
         cmocka_unit_test(test_register_rules),
+        cmocka_unit_test(test_register_refuses_duplicates_and_foreign_ids),
         cmocka_unit_test(test_self_send_runs_in_progress_call),
         cmocka_unit_test(test_progress_thread_delivers),
         cmocka_unit_test(test_self_order_sizes_and_chain),

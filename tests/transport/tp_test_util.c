@@ -38,8 +38,10 @@ void tt_prepare(void)
     if (dsm_config_load() != DSM_OK)
         exit(1);
     setenv("CMOCKA_TEST_ABORT", "1", 1);
-    if (dsm_tp_am_register(TT_AM_ARRIVE, on_arrive, NULL) != DSM_OK ||
-        dsm_tp_am_register(TT_AM_RELEASE, on_release, NULL) != DSM_OK) {
+    if (dsm_tp_am_register(DSM_TP_AM_CLIENT, TT_AM_ARRIVE,
+                           on_arrive, NULL) != DSM_OK ||
+        dsm_tp_am_register(DSM_TP_AM_CLIENT, TT_AM_RELEASE,
+                           on_release, NULL) != DSM_OK) {
         fprintf(stderr, "registering the barrier handlers failed\n");
         exit(1);
     }
