@@ -212,7 +212,7 @@ static void on_cancel(int src, const void *payload, size_t len, void *arg)
 void fj_cancel_register(void)
 {
     (void)fj_cancel_enabled();
-    if (dsm_tp_am_register(FJ_AM_CANCEL, on_cancel, NULL) != DSM_OK)
+    if (dsm_tp_am_register(DSM_TP_AM_FORKJOIN, FJ_AM_CANCEL, on_cancel, NULL) != DSM_OK)
         dsm_fatal("cannot register the CANCEL message");
 }
 

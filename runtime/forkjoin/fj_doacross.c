@@ -347,7 +347,7 @@ void fj_doacross_register(void)
     dx.wants = calloc((size_t)dx.nwants, sizeof *dx.wants);
     if (!dx.wants)
         dsm_fatal("out of memory for the doacross wants");
-    if (dsm_tp_am_register(FJ_AM_DOACROSS, on_doacross, NULL) != DSM_OK)
+    if (dsm_tp_am_register(DSM_TP_AM_FORKJOIN, FJ_AM_DOACROSS, on_doacross, NULL) != DSM_OK)
         dsm_fatal("cannot register the DOACROSS message");
 }
 
