@@ -9,6 +9,15 @@
  * block stays where gcc put it, on the encountering thread's (sharable)
  * stack; every other argument travels by value in the FORK.
  *
+ * A region that will not span the nodes (if(false), num_threads(1), a
+ * nested region) is preceded by a release of this node's writes.  gcc
+ * initialises a reduction variable it copies into the data block with a
+ * plain store, and the team then combines into it with atomics, which
+ * the runtime performs at the word's home; a fork across nodes releases
+ * that store to the home first, a region run on this node alone does
+ * not, and when the home is another node (homes follow their writers)
+ * the atomics would start from the home's stale value.
+ *
  * copyin of a threadprivate variable that gcc passes by address (arrays,
  * Fortran common blocks): the block then holds the master's address of
  * the variable, in its thread-local storage, and the members other than
@@ -30,6 +39,7 @@
 #include <string.h>
 
 #include "base_log.h"
+#include "coherence.h"
 #include "dsm.h"
 #include "forkjoin.h"
 #include "gomp_abi.h"
@@ -138,6 +148,22 @@ static void check_fault_handler(void)
                   "dsmfort");
 }
 
+/* Will this region stay on this node (see the header)?  Conservative:
+ * true may only cost a release. */
+static bool stays_on_node(unsigned num_threads)
+{
+    return num_threads == 1 || fj_active_level() > 0 ||
+           (num_threads == 0 && fj_icv_nthreads() < 2);
+}
+
+static void release_writes(void)
+{
+    dsm_status_t st = dsm_coh_sync(DSM_COH_RELEASE);
+    if (st != DSM_OK && st != DSM_ERR_STATE)
+        dsm_fatal("dsmomp: releasing this node's writes before a region "
+                  "it runs alone: %s", dsm_status_string(st));
+}
+
 /* For fj_fork's messages: the code that started the region. */
 static const char *region_where(const void *caller, char *buf, size_t size)
 {
@@ -158,6 +184,8 @@ void gomp_parallel(const void *caller, void (*fn)(void *), void *data,
     int nrefs = 0;
     if (size && data && dsm_num_nodes() > 1 && fj_active_level() == 0)
         nrefs = find_copyin_refs(data, size, refs, caller);
+    if (dsm_num_nodes() > 1 && stays_on_node(num_threads))
+        release_writes();
     if (num_threads > 0)
         fj_push_num_threads(num_threads > INT32_MAX ? INT32_MAX
                                                     : (int)num_threads);

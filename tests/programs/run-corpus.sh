@@ -85,11 +85,12 @@ for name in "${names[@]}"; do
     k=${kind[$name]}
     dsm_bin=$work/$name.dsmomp plain_bin=$work/$name.plain
     # shellcheck disable=SC2086  # commands and flags are word lists
-    ${dsm_cc[$k]} $flags "$sources/${src[$name]}" -o "$dsm_bin" \
+    # flags after the source: they end with libraries (-lm)
+    ${dsm_cc[$k]} "$sources/${src[$name]}" $flags -o "$dsm_bin" \
         >"$work/$name.dsmomp.build.log" 2>&1
     dsm_built=$?
     # shellcheck disable=SC2086
-    ${plain_cc[$k]} $flags "$sources/${src[$name]}" -o "$plain_bin" \
+    ${plain_cc[$k]} "$sources/${src[$name]}" $flags -o "$plain_bin" \
         >"$work/$name.plain.build.log" 2>&1
     plain_built=$?
     all_ok=1
