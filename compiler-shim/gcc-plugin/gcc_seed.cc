@@ -58,8 +58,9 @@ tree strip_copies(tree t)
     return t;
 }
 
-/* The statement that uses name, following single-use copies; NULL when
- * a name on the way has more than one use. */
+/* The statement that uses name, following single-use copies (and
+ * same-size integer conversions); NULL when a name on the way has more
+ * than one use. */
 gimple *only_user(tree name)
 {
     for (int steps = 0; steps < 16; steps++) {
@@ -68,8 +69,8 @@ gimple *only_user(tree name)
         if (!single_imm_use(name, &use, &user))
             return NULL;
         gassign *copy = dyn_cast<gassign *>(user);
-        if (copy && gimple_assign_rhs_code(copy) == SSA_NAME &&
-            TREE_CODE(gimple_assign_lhs(copy)) == SSA_NAME) {
+        if (copy && TREE_CODE(gimple_assign_lhs(copy)) == SSA_NAME &&
+            strip_copies(gimple_assign_lhs(copy)) == strip_copies(name)) {
             name = gimple_assign_lhs(copy);
             continue;
         }
