@@ -32,9 +32,11 @@ filecheck=$1 testfile=$2 prefixes=$3
 shift 4
 dir=$(mktemp -d) || exit 2
 trap 'rm -rf "$dir"' EXIT
+testfile=$(cd "$(dirname "$testfile")" && pwd)/$(basename "$testfile")
 
-"$@" -S -o "$dir/out.s" -fdump-tree-optimized="$dir/out.gimple" \
-    "$testfile" 2>"$dir/err"
+# in the temporary directory: gfortran writes its module files where it runs
+(cd "$dir" && "$@" -S -o "$dir/out.s" -fdump-tree-optimized="$dir/out.gimple" \
+    "$testfile") 2>"$dir/err"
 status=$?
 echo "check_gimple.sh: $* -> exit status $status"
 if [ $expect_error -eq 1 ]; then
