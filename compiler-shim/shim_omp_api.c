@@ -18,6 +18,7 @@
 
 #include "dsm.h"
 #include "forkjoin.h"
+#include "forkjoin_task.h"
 #include "shim_alloc.h"
 #include "shim_kmp.h"
 
@@ -154,8 +155,11 @@ SHIM_EXPORT int omp_control_tool(int command, int modifier, void *arg)
     return omp_control_tool_notool;
 }
 
-/* Tasks never wait, so priorities change nothing. */
-SHIM_EXPORT int omp_get_max_task_priority(void) { return 0; }
+/* OMP_MAX_TASK_PRIORITY (default 0: priority clauses change nothing). */
+SHIM_EXPORT int omp_get_max_task_priority(void)
+{
+    return fj_task_max_priority();
+}
 SHIM_EXPORT int omp_get_cancellation(void) { return 0; }
 
 SHIM_EXPORT double omp_get_wtime(void)

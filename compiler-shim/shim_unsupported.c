@@ -39,24 +39,6 @@ __attribute__((noreturn)) static void unsupported_at(const char *construct,
 /* In every entry point below: the caller is the construct's code. */
 #define unsupported(construct, loc, why)                                      \
     unsupported_at(construct, loc, __builtin_return_address(0), why)
-
-/* ---- taskloop ------------------------------------------------------------ */
-
-SHIM_EXPORT void __kmpc_taskloop(ident_t *loc, kmp_int32 gtid, void *task,
-                                 kmp_int32 if_val, kmp_uint64 *lb,
-                                 kmp_uint64 *ub, kmp_int64 st,
-                                 kmp_int32 nogroup, kmp_int32 sched,
-                                 kmp_uint64 grainsize, void *task_dup);
-
-void __kmpc_taskloop(ident_t *loc, kmp_int32 gtid, void *task,
-                     kmp_int32 if_val, kmp_uint64 *lb, kmp_uint64 *ub,
-                     kmp_int64 st, kmp_int32 nogroup, kmp_int32 sched,
-                     kmp_uint64 grainsize, void *task_dup)
-{
-    unsupported("taskloop", loc,
-                "use a work-sharing loop (#pragma omp for) instead");
-}
-
 /* ---- cancellation -------------------------------------------------------- */
 
 SHIM_EXPORT kmp_int32 __kmpc_cancel(ident_t *loc, kmp_int32 gtid,
@@ -224,79 +206,3 @@ DISTRIBUTE(__kmpc_team_static_init_8, (ident_t *loc, kmp_int32 gtid,
 DISTRIBUTE(__kmpc_team_static_init_8u, (ident_t *loc, kmp_int32 gtid,
     kmp_int32 *last, kmp_uint64 *lower, kmp_uint64 *upper,
     kmp_int64 *stride, kmp_int64 incr, kmp_int64 chunk))
-
-/* ---- task reductions and detached tasks ----------------------------- */
-
-SHIM_EXPORT void *__kmpc_taskred_init(kmp_int32 gtid, kmp_int32 num,
-                                      void *data);
-SHIM_EXPORT void *__kmpc_task_reduction_init(kmp_int32 gtid, kmp_int32 num,
-                                             void *data);
-SHIM_EXPORT void *__kmpc_taskred_modifier_init(ident_t *loc, kmp_int32 gtid,
-                                               kmp_int32 is_ws,
-                                               kmp_int32 num, void *data);
-SHIM_EXPORT void *__kmpc_task_reduction_modifier_init(ident_t *loc,
-                                                      kmp_int32 gtid,
-                                                      kmp_int32 is_ws,
-                                                      kmp_int32 num,
-                                                      void *data);
-SHIM_EXPORT void __kmpc_task_reduction_modifier_fini(ident_t *loc,
-                                                     kmp_int32 gtid,
-                                                     kmp_int32 is_ws);
-SHIM_EXPORT void *__kmpc_task_reduction_get_th_data(kmp_int32 gtid,
-                                                    void *tskgrp,
-                                                    void *data);
-SHIM_EXPORT void *__kmpc_task_allow_completion_event(ident_t *loc,
-                                                     kmp_int32 gtid,
-                                                     void *task);
-SHIM_EXPORT void omp_fulfill_event(void *event);
-
-static const char taskred_why[] =
-    "tasks run undeferred; use a reduction clause on a loop or region";
-
-void *__kmpc_taskred_init(kmp_int32 gtid, kmp_int32 num, void *data)
-{
-    unsupported("task reduction", NULL, taskred_why);
-}
-
-void *__kmpc_task_reduction_init(kmp_int32 gtid, kmp_int32 num, void *data)
-{
-    unsupported("task reduction", NULL, taskred_why);
-}
-
-void *__kmpc_taskred_modifier_init(ident_t *loc, kmp_int32 gtid,
-                                   kmp_int32 is_ws, kmp_int32 num, void *data)
-{
-    unsupported("reduction(task, ...)", loc, taskred_why);
-}
-
-void *__kmpc_task_reduction_modifier_init(ident_t *loc, kmp_int32 gtid,
-                                          kmp_int32 is_ws, kmp_int32 num,
-                                          void *data)
-{
-    unsupported("reduction(task, ...)", loc, taskred_why);
-}
-
-void __kmpc_task_reduction_modifier_fini(ident_t *loc, kmp_int32 gtid,
-                                         kmp_int32 is_ws)
-{
-    unsupported("reduction(task, ...)", loc, taskred_why);
-}
-
-void *__kmpc_task_reduction_get_th_data(kmp_int32 gtid, void *tskgrp,
-                                        void *data)
-{
-    unsupported("task reduction (in_reduction)", NULL, taskred_why);
-}
-
-void *__kmpc_task_allow_completion_event(ident_t *loc, kmp_int32 gtid,
-                                         void *task)
-{
-    unsupported("task detach", loc,
-                "tasks run undeferred and cannot wait for an event");
-}
-
-void omp_fulfill_event(void *event)
-{
-    unsupported("omp_fulfill_event (task detach)", NULL,
-                "tasks run undeferred and cannot wait for an event");
-}

@@ -175,10 +175,10 @@ static size_t build_arrive(const void *extra, size_t extra_len)
     return sizeof hdr + len + extra_len;
 }
 
-/* Apply a departure: invalidate what others wrote, merge vector time.
- * Its home moves are the caller's (apply_moves), because after a one-way
- * join they must follow the invalidations of the fork's handoff. */
-static coh_wire_depart_t apply_depart(const char *buf, size_t len)
+/* Apply a departure and count its barrier done: invalidate what others
+ * wrote, merge vector time.  Its home moves are the caller's
+ * (apply_moves): node 0 settles a join's moves with the others first. */
+static coh_wire_depart_t depart(const char *buf, size_t len)
 {
     const coh_wire_limits_t lim = {(uint32_t)coh.size, coh.npages,
                                    COH_MAX_SLOTS};
@@ -200,6 +200,7 @@ static coh_wire_depart_t apply_depart(const char *buf, size_t len)
             coh.vc[j] = v;
         coh.vc_at_barrier[j] = coh.vc[j];
     }
+    epoch++;
     return d;
 }
 
@@ -207,6 +208,14 @@ static void apply_moves(const coh_wire_depart_t *d)
 {
     if (!d->hdr.overflow)
         coh_migrate_apply((const char *)d->migrations, d->hdr.nmigrations);
+}
+
+/* The rest of every barrier on every node: the departure, then its home
+ * moves. */
+static void depart_and_move(const char *buf, size_t len)
+{
+    coh_wire_depart_t d = depart(buf, len);
+    apply_moves(&d);
 }
 
 /* Node 0: wait for every arrival and build the departure in depart_buf
@@ -260,15 +269,12 @@ static void send_arrival(const void *extra, size_t extra_len)
         dsm_fatal("barrier arrival to node 0: %s", dsm_status_string(st));
 }
 
-/* A node other than 0: wait for the departure of the epoch it arrived at
- * and apply its notices (the moves are the caller's). */
-static coh_wire_depart_t take_departure(void)
+/* A node other than 0: wait for the departure of the epoch it arrived
+ * at (into depart_buf). */
+static void wait_departure(void)
 {
     dsm_tp_wait_flag(&depart_ready, "the barrier departure from node 0");
     depart_ready = 0;
-    coh_wire_depart_t d = apply_depart(depart_buf, depart_len);
-    epoch++;
-    return d;
 }
 
 /* Before any global step: finish a one-way join.  Node 0 sends a held
@@ -283,8 +289,8 @@ void coh_join_finish(void)
     }
     if (departure_due) {
         departure_due = 0;
-        coh_wire_depart_t d = take_departure();
-        apply_moves(&d);
+        wait_departure();
+        depart_and_move(depart_buf, depart_len);
     }
 }
 
@@ -299,7 +305,7 @@ size_t coh_join_embed(void *out, size_t cap)
     return 0;
 }
 
-void coh_join_finish_with(const void *depart, size_t len)
+void coh_join_finish_with(const void *departure, size_t len)
 {
     if (!len) {
         coh_join_finish();
@@ -308,9 +314,7 @@ void coh_join_finish_with(const void *depart, size_t len)
     if (!departure_due)
         dsm_fatal("a departure from node 0 this node did not arrive for");
     departure_due = 0;
-    coh_wire_depart_t d = apply_depart(depart, len);
-    epoch++;
-    apply_moves(&d);
+    depart_and_move(departure, len);
 }
 
 void coh_barrier_global(void)
@@ -324,12 +328,9 @@ void coh_barrier_global(void)
         send_departure();
     } else {
         send_arrival(NULL, 0);
-        dsm_tp_wait_flag(&depart_ready, "the barrier departure from node 0");
-        depart_ready = 0;
+        wait_departure();
     }
-    coh_wire_depart_t d = apply_depart(depart_buf, depart_len);
-    epoch++;
-    apply_moves(&d);
+    depart_and_move(depart_buf, depart_len);
     COH_STAT_ADD(barriers, 1);
     coh_check_table("a barrier's end");
     coh_protocol_unlock();
@@ -357,8 +358,7 @@ static void join_body(void *arg)
     if (coh.rank == 0) {
         gather_add(0, arrive_buf, build_arrive(NULL, 0));
         gather_departure();
-        coh_wire_depart_t d = apply_depart(depart_buf, depart_len);
-        epoch++;
+        coh_wire_depart_t d = depart(depart_buf, depart_len);
         if (!d.hdr.overflow && d.hdr.nmigrations) {
             send_departure();
             c->wake_others(c->arg);

@@ -13,6 +13,18 @@
  * every other node drops its copy, so the page starts private at its new
  * home, exactly like a freshly allocated one.
  *
+ * A page that keeps moving is asked for longer: a move and a move back
+ * are free (data handed to another node and back), then each further
+ * move needs twice as many epochs of one writer as the one before (at
+ * most DSM_MIGRATE_AFTER << MOVE_BACKOFF_MAX); a page that stayed
+ * MOVE_FORGET barriers since its last move is counted afresh.
+ * Two nodes that both write a page every epoch can still make it move: a
+ * home's writes to its private page leave no notice, so when the other
+ * node's first write of an epoch registers the page after the home wrote
+ * it, that epoch shows one writer, the other node.  Without the backoff
+ * such pages moved back and forth at every barrier (omp_eager 2x2: 60-70
+ * moves and a write fault per page and epoch in 4 runs of 30).
+ *
  * Layer: coherence.  Plan and apply run in the thread that does a node's
  * global barrier part, protocol mutex held; the two handlers only count.
  */
@@ -36,6 +48,11 @@
  * in a row in the high half) */
 static uint16_t *epoch_writer;
 static uint32_t *candidate;
+static uint8_t *moves;                 /* moves in a row, saturating */
+static uint32_t *last_move;            /* plan_epoch of the last move */
+static uint32_t plan_epoch;            /* barriers planned */
+#define MOVE_BACKOFF_MAX 6
+#define MOVE_FORGET 64
 static coh_migration_t *plan;
 
 /* the completion round */
@@ -50,8 +67,11 @@ dsm_status_t coh_migrate_setup(void)
         return DSM_OK;
     epoch_writer = coh_table_alloc(sizeof *epoch_writer * coh.npages);
     candidate = coh_table_alloc(sizeof *candidate * coh.npages);
+    moves = coh_table_alloc(coh.npages);
+    last_move = coh_table_alloc(sizeof *last_move * coh.npages);
     plan = coh_table_alloc(sizeof *plan * PLAN_ENTRIES);
-    return epoch_writer && candidate && plan ? DSM_OK : DSM_ERR_NOMEM;
+    return epoch_writer && candidate && moves && last_move && plan
+               ? DSM_OK : DSM_ERR_NOMEM;
 }
 
 /* Call visit for every page range of the records; node 0 validated each
@@ -90,15 +110,19 @@ typedef struct plan_state {
     unsigned after;
 } plan_state_t;
 
-static void emit(plan_state_t *ps, size_t page, uint32_t home)
+/* Returns whether the move is in the plan: a full plan only leaves moves
+ * out, and any subset is correct. */
+static int emit(plan_state_t *ps, size_t page, uint32_t home)
 {
     if (ps->n && plan[ps->n - 1].home == home &&
         plan[ps->n - 1].first + plan[ps->n - 1].count == page) {
         plan[ps->n - 1].count++;
     } else if (ps->n < ps->max) {
         plan[ps->n++] = (coh_migration_t){(uint32_t)page, 1, home, 0};
+    } else {
+        return 0;
     }
-    /* a full plan only leaves moves out; any subset is correct */
+    return 1;
 }
 
 /* Decide each page once (its first visit) and clear the epoch's count. */
@@ -117,11 +141,19 @@ static void decide(uint32_t creator, size_t first, size_t count, void *ctx)
         }
         uint32_t c = candidate[p];
         uint32_t row = (c & 0xFFFFu) == w ? (c >> 16) + 1 : 1;
-        if (row >= ps->after) {
-            emit(ps, p, (uint32_t)(w - 1));
+        if (moves[p] && plan_epoch - last_move[p] > MOVE_FORGET)
+            moves[p] = 0;
+        unsigned backoff = moves[p] < 2 ? 0
+                           : moves[p] - 1u < MOVE_BACKOFF_MAX
+                                 ? moves[p] - 1u : MOVE_BACKOFF_MAX;
+        if (row >= ps->after << backoff) {
             candidate[p] = 0;
+            if (emit(ps, p, (uint32_t)(w - 1))) {
+                moves[p] += moves[p] < UINT8_MAX;
+                last_move[p] = plan_epoch;
+            }
         } else {
-            candidate[p] = w | row << 16;
+            candidate[p] = (row < 0xFFFFu ? row : 0xFFFFu) << 16 | w;
         }
     }
 }
@@ -130,6 +162,7 @@ size_t coh_migrate_plan(const char *records, size_t len, uint32_t nrecords,
                         size_t max_moves, const coh_migration_t **out)
 {
     unsigned after = (unsigned)dsm_config()->migrate_after;
+    plan_epoch++;
     *out = plan;
     if (!after || coh.size < 2 || !nrecords)
         return 0;

@@ -170,7 +170,7 @@ void coh_join_finish(void);
  * Other nodes: finish with the departure given (len > 0) instead of
  * waiting for one. */
 size_t coh_join_embed(void *out, size_t cap);
-void coh_join_finish_with(const void *depart, size_t len);
+void coh_join_finish_with(const void *departure, size_t len);
 
 /* mmap helper for runtime tables (zeroed, MAP_NORESERVE). */
 void *coh_table_alloc(size_t bytes);

@@ -2,7 +2,10 @@
  * fj_barrier.c - the team barrier: the node's members meet locally, the
  * last to arrive takes the node through one cluster-wide dsm_barrier (a
  * release and an acquire: every write before it is visible after it), then
- * releases the others.
+ * releases the others.  A barrier is a task scheduling point: the node's
+ * members run its queued tasks while they wait, and the node goes to the
+ * global part only once every task its members made is complete
+ * (fj_task_barrier_gather; tasks never leave their node).
  *
  * Layer: forkjoin.  fj_team_barrier: members of the current region.
  * fj_global_barrier (fj_rtstack.c) is called by one thread per node at a
@@ -10,7 +13,7 @@
  * region.
  */
 #include "fj_internal.h"
-#include "fj_wait.h"
+#include "fj_task.h"
 
 void fj_team_barrier(fj_thread_t *self)
 {
@@ -21,18 +24,12 @@ void fj_team_barrier(fj_thread_t *self)
     /* and node 0 has combined every reduction's partial results */
     self->reductions_safe = self->reductions;
     uint32_t gen = atomic_load_explicit(&team->bar_gen, memory_order_acquire);
-    if (atomic_fetch_add_explicit(&team->bar_arrived, 1,
-                                  memory_order_acq_rel) + 1 ==
-        (uint32_t)team->local_count) {
-        atomic_store_explicit(&team->bar_arrived, 0, memory_order_relaxed);
-        if (team->nodes > 1)
-            fj_global_barrier();
-        atomic_store_explicit(&team->bar_gen, gen + 1, memory_order_release);
-        if (team->local_count > 1)
-            fj_wake_all(&team->bar_gen);
-        return;
-    }
-    fj_wait_change(&team->bar_gen, gen);
+    if (!fj_task_barrier_gather(self, gen))
+        return;             /* another member completed it */
+    if (team->nodes > 1)
+        fj_global_barrier();
+    atomic_store_explicit(&team->bar_gen, gen + 1, memory_order_release);
+    fj_task_barrier_release(team);
 }
 
 void fj_barrier(void)
@@ -40,4 +37,6 @@ void fj_barrier(void)
     fj_thread_t *self = fj_self();
     if (!fj_alone(self))
         fj_team_barrier(self);
+    else
+        fj_task_alone_drain();
 }

@@ -168,6 +168,9 @@ typedef struct fj_team {
     fj_control_t *words;
     /* members of a team inside one node that finished the region */
     _Atomic uint32_t done;
+    /* its explicit tasks (fj_task_pool.c): the node's team pool for the
+     * cluster's team, a pool of its own for a team inside one node */
+    struct fj_task_pool *tasks;
 
     /* barrier, node-local part */
     _Atomic uint32_t bar_arrived;

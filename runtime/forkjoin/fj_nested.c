@@ -44,6 +44,7 @@
 
 #include "base_log.h"
 #include "fj_internal.h"
+#include "fj_task.h"
 #include "fj_wait.h"
 #include "sys_activity.h"
 
@@ -184,6 +185,7 @@ int fj_nested_fork(fj_thread_t *self, fj_microtask_t microtask, int argc,
     memset(team->words, 0, sizeof *team->words);
     atomic_store_explicit(&team->done, 0, memory_order_relaxed);
     atomic_store_explicit(&team->bar_arrived, 0, memory_order_relaxed);
+    fj_task_nested_open(team);
 
     for (int i = 0; i < got; i++) {
         workers[i]->assigned = team;

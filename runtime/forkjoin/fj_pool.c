@@ -27,6 +27,7 @@
 #include "fj_internal.h"
 #include "sys_activity.h"
 #include "sys_stack.h"
+#include "fj_task.h"
 #include "fj_wait.h"
 #include "sys_region.h"
 
@@ -45,7 +46,8 @@ static void pool_loop(void *arg)
     for (;;) {
         dsm_activity_saved_t saved;   /* what dsmrun says if the node dies */
         dsm_activity_wait_begin(&saved, "the next parallel region", 0);
-        fj_wait_change(&self->go, seen);
+        /* meanwhile, help with the region's tasks (fj_task_pool.c) */
+        fj_task_idle_wait(self, &self->go, seen);
         dsm_activity_end(&saved);
         seen = atomic_load_explicit(&self->go, memory_order_acquire);
         fj_member_run(self, &fj.team, fj.team.first + self->local);
@@ -123,7 +125,7 @@ void fj_pool_wake(void)
     atomic_store_explicit(&fj.pool_done, 0, memory_order_relaxed);
     for (int i = 1; i < fj.team.local_count; i++) {
         atomic_fetch_add_explicit(&fj.thread[i]->go, 1, memory_order_release);
-        fj_wake_all(&fj.thread[i]->go);
+        fj_task_idle_ring(i);       /* it waits on its task bell */
     }
 }
 

@@ -139,6 +139,3 @@ int fj_thread_id_bound(void)
 }
 
 int fj_supported_active_levels(void) { return FJ_SUPPORTED_ACTIVE_LEVELS; }
-
-/* Tasks run undeferred and are never final. */
-int fj_in_final(void) { return 0; }

@@ -44,6 +44,7 @@
 #include "coherence.h"
 #include "fj_internal.h"
 #include "fj_mailbox.h"
+#include "fj_task.h"
 #include "fj_words.h"
 #include "sys_region.h"
 #include "transport.h"
@@ -70,6 +71,7 @@ static void run_serialized(fj_thread_t *self, fj_microtask_t fn, int argc,
     int32_t gtid = self->gtid, btid = 0;
     self->serial++;
     fj_call_microtask(fn, &gtid, &btid, slots);
+    fj_task_alone_drain();          /* the inner region's tasks */
     self->serial--;
 }
 
@@ -78,8 +80,10 @@ void fj_serialized_begin(void) { fj_self()->serial++; }
 void fj_serialized_end(void)
 {
     fj_thread_t *self = fj_self();
-    if (self->serial > 0)
+    if (self->serial > 0) {
+        fj_task_alone_drain();      /* the inner region's tasks */
         self->serial--;
+    }
 }
 
 void fj_push_num_threads(int nthreads)
@@ -90,6 +94,7 @@ void fj_push_num_threads(int nthreads)
 void fj_team_setup(const fj_fork_msg_t *msg)
 {
     fj_team_t *team = &fj.team;
+    fj_task_region_close();
     team->region = msg->region;
     team->microtask = (fj_microtask_t)(uintptr_t)msg->microtask;
     for (int i = 0; i < msg->argc; i++)
@@ -116,6 +121,7 @@ void fj_team_setup(const fj_fork_msg_t *msg)
     team->parent_level = msg->level - 1;   /* serialised levels below */
     team->parent_num = 0;
     atomic_store(&team->bar_arrived, 0);
+    fj_task_region_open(team);
 }
 
 void fj_member_run(fj_thread_t *self, fj_team_t *team, int num)
@@ -128,7 +134,9 @@ void fj_member_run(fj_thread_t *self, fj_team_t *team, int num)
     self->reductions_safe = 0;
     self->icv = team->icv;
     int32_t gtid = self->gtid, btid = self->num;
+    fj_task_member_begin(self);
     fj_call_microtask(team->microtask, &gtid, &btid, team->args);
+    fj_task_member_end(self);       /* the region's tasks: fj_task.h */
     self->team = NULL;
 }
 

@@ -11,7 +11,9 @@
  * singles, numbered alike on every node, go on around inner regions that
  * only some outer threads start.  Then three active levels, a third level
  * serialised by max-active-levels, a serialised level between two active
- * ones, and a team across the cluster started inside a serialised region.
+ * ones, a team across the cluster started inside a serialised region, and
+ * explicit tasks made inside inner teams (by one thread, and by every
+ * thread after a barrier), complete at the inner barrier and join.
  *
  * Built twice: threadprivate in TLS, and with -fnoopenmp-use-tls
  * (OMP_NESTED_CACHED), whose copyin clang compiles differently.
@@ -356,6 +358,41 @@ static void team_inside_serialised(int all)
     RESULT("team inside a serialised region: %ld threads", ran);
 }
 
+/* Tasks of inner teams: made by the single thread, complete at the
+ * single's barrier; made by every thread, complete at the inner join. */
+static void inner_tasks(int outer_n, int in_n)
+{
+    long bad = 0, total = 0;
+#pragma omp parallel num_threads(outer_n) reduction(+ : bad, total)
+    {
+        long sum = 0, after_single = -1;
+#pragma omp parallel num_threads(in_n) shared(sum, after_single)
+        {
+#pragma omp single
+            for (int i = 0; i < 100; i++) {
+#pragma omp task shared(sum)
+                {
+#pragma omp atomic
+                    sum += i;
+                }
+            }
+#pragma omp master
+            after_single = sum;
+#pragma omp barrier
+#pragma omp task shared(sum)
+            {
+#pragma omp atomic
+                sum += 1000;
+            }
+        }
+        bad += after_single != 4950;
+        bad += sum != 4950 + 1000L * in_n;
+        total += sum;
+    }
+    CHECK_EQ_LONG(bad, 0);
+    RESULT("tasks in inner teams: %ld", total);
+}
+
 int main(int argc, char **argv)
 {
     int all = omp_get_max_threads();
@@ -386,5 +423,6 @@ int main(int argc, char **argv)
     three_levels(all);
     serialised_between(all, in_n);
     team_inside_serialised(all);
+    inner_tasks(all, in_n);
     return check_status("omp_nested");
 }

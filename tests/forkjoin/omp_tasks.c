@@ -49,8 +49,8 @@ int main(void)
                     {
 #pragma omp task firstprivate(i) shared(group_sum)
                         {
-                            /* tasks run undeferred in this one thread, so
-                             * this atomic never races with another node */
+                            /* tasks of this node's threads: the
+                             * atomic orders them */
 #pragma omp atomic
                             group_sum += i;
                         }

@@ -2,7 +2,7 @@
  * omp_unsupported.c - constructs dsmomp does not support end the job with
  * "dsmomp: <construct> is not supported (in FUNCTION[, FILE:LINE])"
  * instead of failing to link or running wrongly.  argv[1] picks the
- * construct: taskloop, doacross, teams, cancel (ends the job only with
+ * construct: doacross, teams, cancel (ends the job only with
  * OMP_CANCELLATION=true; without it the specification makes cancel do
  * nothing, and the program must finish with every iteration run).  Each
  * construct is in a function of its own, which the message must name;
@@ -21,15 +21,6 @@
 #define N 100
 
 static long a[N];
-
-__attribute__((noinline)) void run_taskloop(void)
-{
-#pragma omp parallel
-#pragma omp single
-#pragma omp taskloop /* here: taskloop */
-    for (int i = 0; i < N; i++)
-        a[i] = i;
-}
 
 __attribute__((noinline)) void run_doacross(void)
 {
@@ -61,9 +52,7 @@ __attribute__((noinline)) long run_cancel(void)
 int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "";
-    if (strcmp(what, "taskloop") == 0) {
-        run_taskloop();
-    } else if (strcmp(what, "doacross") == 0) {
+    if (strcmp(what, "doacross") == 0) {
         run_doacross();
     } else if (strcmp(what, "teams") == 0) {
         run_teams();
@@ -73,8 +62,7 @@ int main(int argc, char **argv)
         RESULT("cancel ignored: %ld iterations", ran);
         return check_status("omp_unsupported");
     } else {
-        fprintf(stderr, "usage: omp_unsupported taskloop|doacross|teams|"
-                "cancel\n");
+        fprintf(stderr, "usage: omp_unsupported doacross|teams|cancel\n");
         return 3;
     }
     fprintf(stderr, "omp_unsupported: %s ran to the end\n", what);
