@@ -1,9 +1,9 @@
 /*
- * gomp_task.c - explicit tasks and taskloops in GCC's ABI.  Like the libomp
- * ABI's tasks (shim_task.c), every task runs at once, undeferred, in the
- * thread that creates it, which the specification allows: dependences are
- * met by construction, and taskwait, taskgroup and taskyield have nothing
- * to wait for.
+ * gomp_task.c - explicit tasks and taskloops in GCC's ABI.  Every task runs
+ * at once, undeferred, in the thread that creates it, which the
+ * specification allows: dependences are met by construction, and taskwait,
+ * taskgroup and taskyield have nothing to wait for.  (The libomp ABI's
+ * tasks are deferred on fj_task's pools; this ABI does not use them yet.)
  *
  * GOMP_task(fn, data, cpyfn, arg_size, arg_align, ...): the task's
  * firstprivate data is data itself, or, when gcc gives a copy function, a
@@ -13,9 +13,10 @@
  * many iterations, exactly that many with strict) and hands each task its
  * bounds in the first two words of its data.
  *
- * When deferred tasks arrive in the fork-join layer (fj_task), run_task
- * and the taskwait/taskgroup entries are where they plug in: the task's
- * function, its data block and copy function are all a queue needs.
+ * Deferring them on fj_task (forkjoin_task.h) would plug in at run_task
+ * and the taskwait/taskgroup entries: the task's function, its data block
+ * and copy function are all a queue needs; gcc's depend array would be
+ * translated to fj_dep_t.
  *
  * Layer: compiler-shim.  Application threads.
  */
