@@ -37,6 +37,8 @@ void dsm_stats_get(dsm_stats_t *out)
     out->refreshes = LOAD(refreshes);
     out->direct_pages = LOAD(direct_pages);
     out->flush_acquires = LOAD(flush_acquires);
+    out->pages_prefetched = LOAD(pages_prefetched);
+    out->prefetch_hits = LOAD(prefetch_hits);
     out->protocol_ns = LOAD(protocol_ns);
     if (!coh.initialized)
         return;
@@ -77,7 +79,8 @@ static const char *const am_names[DSM_TP_AM_MAX_ID] = {
     X(write_notices_received) X(invalidations) X(barriers) X(lock_acquires)   \
     X(messages_sent) X(bytes_sent) X(rma_gets) X(rma_get_bytes) X(rma_puts)   \
     X(rma_put_bytes) X(atomics) X(pages_migrated) X(eager_pages)            \
-    X(refreshes) X(direct_pages) X(flush_acquires) X(protocol_ns)
+    X(refreshes) X(direct_pages) X(flush_acquires)               \
+    X(pages_prefetched) X(prefetch_hits) X(protocol_ns)
 
 /* A message kind's name; kinds of the layers above are numbered. */
 static const char *am_name(int id, char buf[16])

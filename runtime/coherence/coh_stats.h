@@ -16,7 +16,7 @@ typedef struct coh_stats {
         diffs_sent, diff_bytes_sent, diff_bytes_applied, write_notices_sent,
         write_notices_received, invalidations, barriers, lock_acquires,
         pages_migrated, eager_pages, refreshes, direct_pages, flush_acquires,
-        protocol_ns;
+        pages_prefetched, prefetch_hits, protocol_ns;
 } coh_stats_t;
 
 extern coh_stats_t coh_stats;
