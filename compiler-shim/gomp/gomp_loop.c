@@ -250,14 +250,16 @@ GOMP_EXPORT void GOMP_loop_end(void);
 GOMP_EXPORT void GOMP_loop_end_nowait(void);
 GOMP_EXPORT bool GOMP_loop_end_cancel(void);
 
-/* The last *_next said no more work: the instance is closed already. */
-void GOMP_loop_end(void) { fj_barrier(); }
+/* The last *_next said no more work: the instance is closed already.
+ * The call site names the barrier for the DSM's prefetch (fj_barrier_at),
+ * as __kmpc_barrier's does. */
+void GOMP_loop_end(void) { fj_barrier_at(__builtin_return_address(0)); }
 void GOMP_loop_end_nowait(void) {}
 
 /* Nothing is ever cancelled (gomp_unsupported.c). */
 bool GOMP_loop_end_cancel(void)
 {
-    fj_barrier();
+    fj_barrier_at(__builtin_return_address(0));
     return false;
 }
 
@@ -313,11 +315,11 @@ unsigned GOMP_sections2_start(unsigned count, uintptr_t *reductions,
     return GOMP_sections_start(count);
 }
 
-void GOMP_sections_end(void) { fj_barrier(); }
+void GOMP_sections_end(void) { fj_barrier_at(__builtin_return_address(0)); }
 void GOMP_sections_end_nowait(void) {}
 
 bool GOMP_sections_end_cancel(void)
 {
-    fj_barrier();
+    fj_barrier_at(__builtin_return_address(0));
     return false;
 }

@@ -45,12 +45,13 @@ GOMP_EXPORT void GOMP_single_copy_end(void *data);
 static const char unnamed_critical_key;
 static const char atomic_key;
 
-void GOMP_barrier(void) { fj_barrier(); }
+/* The call site names the barrier for the DSM's prefetch (fj_barrier_at). */
+void GOMP_barrier(void) { fj_barrier_at(__builtin_return_address(0)); }
 
 /* Nothing is ever cancelled (gomp_unsupported.c). */
 bool GOMP_barrier_cancel(void)
 {
-    fj_barrier();
+    fj_barrier_at(__builtin_return_address(0));
     return false;
 }
 
