@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """compare.py - runs each application kernel on the same problem as
 libomp (1 process), dsmomp (1 node and N nodes, under dsmrun) and MPICH
-(N x T ranks), in one session, and a kernel's C++ port (SpMV) beside its
-C version; prints a table of times, rates, speed-ups
+(N x T ranks), in one session, Jacobi's Fortran version with libgomp
+and dsmomp, and a kernel's C++ port (SpMV) beside its C version;
+prints a table of times, rates, speed-ups
 and the ratios dsmomp/MPI and dsmomp/libomp, the DSM statistics of every
 dsmomp run (DSM_STATS=json, per iteration), checks that every run
 exits 0 and that all answers agree, and writes JSON and a PNG plot.
@@ -32,6 +33,9 @@ KERNELS = {
         # (what, numerator run, denominator run, bound, "max" or "min")
         "targets": [("dsmomp region time / MPI time", "dsmomp N x T region",
                      "mpi N*T ranks", 1.10, "max")],
+        # the Fortran version (jacobi_omp.f90): gfortran with libgomp, and
+        # dsmfort under dsmrun
+        "fortran": True,
     },
     "spmv": {
         "agree": ["checksum"],
@@ -133,6 +137,15 @@ def runs_for(kernel, spec, a):
                problem + flags, {"DSM_STATS": "json"}, True)
     yield ("mpi N*T ranks", ["mpiexec", "-n", str(workers), mpi] + problem,
            {}, False)
+    if spec.get("fortran"):
+        gomp = os.path.join(bins, kernel + "_fortran_libgomp")
+        fdsm = os.path.join(bins, kernel + "_fortran_dsm")
+        yield ("libgomp fortran 1 x N*T", [gomp] + problem + first_variant,
+               {"OMP_NUM_THREADS": str(workers)}, False)
+        for name, flags in spec["variants"].items():
+            yield ("dsmomp N x T fortran " + name,
+                   [dsmrun, "-n", str(a.nodes), "-t", str(a.threads), fdsm] +
+                   problem + flags, {"DSM_STATS": "json"}, True)
     if "cxx" in spec:
         cxx_libomp = os.path.join(bins, spec["cxx"] + "_libomp")
         cxx_dsm = os.path.join(bins, spec["cxx"] + "_dsm")

@@ -1,8 +1,9 @@
 /*
- * shim_lock.c - OpenMP locks as cluster-wide DSM locks.  omp_lock_t is 8
- * bytes in LLVM's omp.h and holds the dsm_lock_t handle itself; a lock may
- * live anywhere the program likes (global, stack, heap) as long as the
- * threads that use it can read it.
+ * shim_lock.c - OpenMP locks as cluster-wide DSM locks.  The lock variable
+ * holds the dsm_lock_t handle itself, packed into its first 4 bytes:
+ * omp_lock_t is 8 bytes in LLVM's omp.h but 4 in gcc's, and gfortran's
+ * omp_lock_kind is 4.  A lock may live anywhere the program likes
+ * (global, stack, heap) as long as the threads that use it can read it.
  *
  * Nest locks: the same handle, plus ownership kept by the owning thread
  * (the few nest locks a thread holds, with their depths, in thread-local
@@ -21,10 +22,15 @@
 #include "forkjoin.h"
 #include "shim_kmp.h"
 
-_Static_assert(sizeof(omp_lock_t) >= sizeof(dsm_lock_t),
-               "omp_lock_t must hold a dsm_lock_t (use LLVM's omp.h)");
-_Static_assert(sizeof(omp_nest_lock_t) >= sizeof(dsm_lock_t),
-               "omp_nest_lock_t must hold a dsm_lock_t (use LLVM's omp.h)");
+/* The packed handle: a dsm_lock_t's opaque word is (manager + 1) << 32 |
+ * index, both small (coh_lock.c); 4 bytes keep 12 and 20 bits of them. */
+typedef uint32_t packed_lock_t;
+#define INDEX_BITS 20
+#define MANAGER_BITS 12
+_Static_assert(sizeof(omp_lock_t) >= sizeof(packed_lock_t),
+               "omp_lock_t must hold a packed lock handle");
+_Static_assert(sizeof(omp_nest_lock_t) >= sizeof(packed_lock_t),
+               "omp_nest_lock_t must hold a packed lock handle");
 
 #define NEST_HELD_MAX 32
 
@@ -38,9 +44,21 @@ static __thread int nest_nheld;
 
 static dsm_lock_t handle(const void *omp_lock)
 {
-    dsm_lock_t h;
-    memcpy(&h, omp_lock, sizeof h);
+    packed_lock_t p;
+    memcpy(&p, omp_lock, sizeof p);
+    dsm_lock_t h = {((uint64_t)(p >> INDEX_BITS) << 32) |
+                    (p & ((1u << INDEX_BITS) - 1))};
     return h;
+}
+
+static void store_handle(void *omp_lock, dsm_lock_t h)
+{
+    uint64_t manager = h.opaque >> 32, index = (uint32_t)h.opaque;
+    if (manager >> MANAGER_BITS || index >> INDEX_BITS)
+        dsm_fatal("a lock handle (%#llx) does not fit omp_lock_t",
+                  (unsigned long long)h.opaque);
+    packed_lock_t p = (packed_lock_t)(manager << INDEX_BITS | index);
+    memcpy(omp_lock, &p, sizeof p);
 }
 
 static void check(dsm_status_t st, const char *call)
@@ -53,14 +71,14 @@ static void init(void *omp_lock, const char *call)
 {
     dsm_lock_t h;
     check(dsm_lock_init(&h), call);
-    memcpy(omp_lock, &h, sizeof h);
+    store_handle(omp_lock, h);
 }
 
 static void destroy(void *omp_lock, const char *call)
 {
     dsm_lock_t h = handle(omp_lock);
     check(dsm_lock_destroy(&h), call);
-    memcpy(omp_lock, &h, sizeof h);
+    store_handle(omp_lock, h);
 }
 
 SHIM_EXPORT void omp_init_lock(omp_lock_t *lock)

@@ -5,11 +5,15 @@
 #   1 node  x 2 threads   libomp (clang -fopenmp) and dsmomp (dsmrun -n 1 -t 2)
 #   2 nodes x 1 thread    dsmomp (dsmrun -n 2 -t 1) and MPI (mpiexec -n 2)
 #   2 nodes x 2 threads   dsmomp (dsmrun -n 2 -t 2)
+#   the GNU column        the same programs built by gcc: against libgomp
+#                         (1 x 2) and by dsmgcc (GCC's ABI on dsmomp, every
+#                         layout above)
 #   transport floors      bench/run-transport-bench.sh (UCX, same session)
 #
 # Prints a table (rows: construct and layout; columns: libomp, dsmomp, MPI,
-# ratios, Intel Cluster OpenMP's published InfiniBand figure) and checks the
-# targets of issue 6; writes the raw outputs, epcc.json and epcc.png.
+# ratios, Intel Cluster OpenMP's published InfiniBand figure, then libgomp
+# and dsmomp built by gcc) and checks the targets of issue 6; writes the
+# raw outputs, epcc.json and epcc.png.
 #
 # Usage: scripts/run-epcc.sh [OUTDIR]      (default BUILD/epcc-results)
 # Environment:
@@ -45,6 +49,8 @@ bench=$builddir/bench/epcc
 dsmrun=$builddir/runtime/launcher/dsmrun
 programs=("$dsmrun" "$bench/syncbench_dsmomp" "$bench/schedbench_dsmomp"
           "$bench/syncbench_libomp" "$bench/schedbench_libomp"
+          "$bench/syncbench_dsmgnu" "$bench/schedbench_dsmgnu"
+          "$bench/syncbench_libgomp" "$bench/schedbench_libgomp"
           "$bench/mpibench")
 for p in "${programs[@]}"; do
     if [ ! -x "$p" ]; then
@@ -89,6 +95,10 @@ for policy in $policies; do
             run "${b}_dsmomp_1x2" "$dsmrun" -n 1 -t 2 "$bench/${b}_dsmomp"
             run "${b}_dsmomp_2x1" "$dsmrun" -n 2 -t 1 "$bench/${b}_dsmomp"
             run "${b}_dsmomp_2x2" "$dsmrun" -n 2 -t 2 "$bench/${b}_dsmomp"
+            OMP_NUM_THREADS=2 run "${b}_libgomp_1x2" "$bench/${b}_libgomp"
+            run "${b}_dsmgnu_1x2" "$dsmrun" -n 1 -t 2 "$bench/${b}_dsmgnu"
+            run "${b}_dsmgnu_2x1" "$dsmrun" -n 2 -t 1 "$bench/${b}_dsmgnu"
+            run "${b}_dsmgnu_2x2" "$dsmrun" -n 2 -t 2 "$bench/${b}_dsmgnu"
         done
         run mpibench_mpi_2x1 mpiexec -n 2 "$bench/mpibench"
     done
@@ -202,6 +212,9 @@ def analyse(runs):
                               "mpibench_mpi_2x1", mpi_op) if mpi_op else None
                 intel = (INTEL.get(layout, {}).get(test)
                          if bench == "syncbench" else None)
+                gomp = (fig(f"{bench}_libgomp_1x2", test)
+                        if layout == "1x2" else None)
+                d_gnu = fig(f"{bench}_dsmgnu_{layout}", test)
                 table.append({
                     "benchmark": bench, "construct": test, "layout": layout,
                     "libomp": lib, "dsmomp": d, "mpi": mpi, "mpi_op": mpi_op,
@@ -210,7 +223,9 @@ def analyse(runs):
                     "dsmomp_over_mpi": ratio(d, mpi),
                     "dsmomp_over_mpi_same_round": pair,
                     "intel_cluster_openmp": intel,
-                    "intel_over_dsmomp": ratio(intel, d)})
+                    "intel_over_dsmomp": ratio(intel, d),
+                    "libgomp": gomp, "dsmomp_gcc": d_gnu,
+                    "dsmomp_gcc_over_dsmomp": ratio(d_gnu, d)})
                 if d is None:
                     continue
                 if lib is not None:
@@ -244,7 +259,8 @@ def cell(v, fmt="{:.2f}"):
 session = open(os.path.join(raw, "session.txt")).read()
 lines = [session.rstrip()]
 report = {"session": session, "statistic": stat, "policies": {}}
-fmt = "{:<14} {:>6} {:>9} {:>10} {:>9} {:>10} {:>8} {:>8} {:>10} {:>10}"
+fmt = ("{:<14} {:>6} {:>9} {:>10} {:>9} {:>10} {:>8} {:>8} {:>10} {:>10}"
+       " | {:>8} {:>9} {:>8}")
 for policy in policies:
     runs = load(policy)
     table, checks = analyse(runs)
@@ -258,9 +274,12 @@ for policy in policies:
               "InfiniBand (2x2 rows: its 4 threads per node figure)", "",
               "dsm/MPI: of the figures shown; round: the median over the "
               "rounds of the ratio measured in the same round", "",
+              "GNU column (after |): the same program built by gcc, against "
+              "libgomp (1x2) and by dsmgcc (GCC's ABI on dsmomp); gnu/clang: "
+              "dsmomp built by gcc over dsmomp built by clang", "",
               fmt.format("construct", "layout", "libomp", "dsmomp", "MPI",
                          "dsm/libomp", "dsm/MPI", "round", "ClusterOMP",
-                         "CluOMP/dsm")]
+                         "CluOMP/dsm", "libgomp", "dsm(gcc)", "gnu/clang")]
     last = None
     for r in table:
         if r["benchmark"] != last:
@@ -272,7 +291,9 @@ for policy in policies:
             cell(r["dsmomp_over_mpi"], "{:.1f}"),
             cell(r["dsmomp_over_mpi_same_round"], "{:.2f}"),
             cell(r["intel_cluster_openmp"], "{:.0f}"),
-            cell(r["intel_over_dsmomp"], "{:.0f}")))
+            cell(r["intel_over_dsmomp"], "{:.0f}"),
+            cell(r["libgomp"]), cell(r["dsmomp_gcc"]),
+            cell(r["dsmomp_gcc_over_dsmomp"], "{:.1f}")))
     mpi = runs.get("mpibench_mpi_2x1", {}).get("best", {})
     lines += ["", "MPI (MPICH, mpiexec -n 2): " + ", ".join(
         f"{k} {v[stat]:.2f}" for k, v in mpi.items()),
@@ -312,6 +333,8 @@ for ax, policy in zip(axes[:, 0], policies):
         ("MPI 2 procs", lambda t: fig("mpibench_mpi_2x1", MPI_EQUIVALENT[t])
          if t in MPI_EQUIVALENT else None),
         ("dsmomp 2x2", lambda t: fig("syncbench_dsmomp_2x2", t)),
+        ("libgomp 1x2", lambda t: fig("syncbench_libgomp_1x2", t)),
+        ("dsmomp (gcc) 2x1", lambda t: fig("syncbench_dsmgnu_2x1", t)),
         ("Cluster OpenMP 2x1 (IB)", lambda t: INTEL["2x1"].get(t))]
     width = 0.8 / len(series)
     for i, (label, get) in enumerate(series):

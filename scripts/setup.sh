@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 
 packages=(
   build-essential clang libomp-dev llvm-14-dev llvm-14-tools libclang-rt-14-dev
+  gfortran gcc-12-plugin-dev
   meson ninja-build pkg-config
   libucx-dev ucx-utils libsigsegv-dev libcmocka-dev
   mpich libmpich-dev

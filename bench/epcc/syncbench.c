@@ -22,11 +22,14 @@
 #include "epcc_delay.h"
 #include "epcc_main.h"
 
-/* dsmcc builds define EPCC_DSMOMP. */
+/* dsmcc and dsmgcc builds define EPCC_DSMOMP; the reference is libomp
+ * (clang) or libgomp (gcc). */
 #ifdef EPCC_DSMOMP
 #define EPCC_RUNTIME "dsmomp"
-#else
+#elif defined(__clang__)
 #define EPCC_RUNTIME "libomp"
+#else
+#define EPCC_RUNTIME "libgomp"
 #endif
 
 enum { PARALLEL, FOR, PARALLEL_FOR, BARRIER, SINGLE, CRITICAL, LOCK, ATOMIC,

@@ -32,9 +32,15 @@
  * Also: the bytes of static TLS of every module, which glibc places inside
  * each thread's stack (fj_pool.c sizes stacks with it).
  *
+ * gcc's ABI passes such addresses inside blocks of data instead of as
+ * arguments; its shim finds them there and uses fj_tls_snapshot (the
+ * source thread) and fj_tls_restore (another node's thread whose own
+ * block is at that address) directly.
+ *
  * Layer: forkjoin.  fj_tls_fork_args: node 0's master at a fork.
- * fj_tls_list: the single thread of a copyprivate.  fj_tls_static_bytes:
- * any thread.  Never from signal handlers.
+ * fj_tls_list: the single thread of a copyprivate.  fj_tls_snapshot,
+ * fj_tls_restore: members of a team.  fj_tls_static_bytes: any thread.
+ * Never from signal handlers.
  */
 #include <elf.h>
 #include <fcntl.h>
@@ -268,4 +274,24 @@ void *fj_tls_list(fj_thread_t *self, void *list, size_t list_bytes)
                       in[i]);
     }
     return self->tls_list;
+}
+
+void *fj_tls_snapshot(const void *p)
+{
+    fj_thread_t *self = fj_self();
+    pthread_once(&tls.once, scan_modules);
+    if (tls.exe_len == 0 || !in_block(self, (uintptr_t)p))
+        return NULL;
+    return publish(self, (uintptr_t)p);
+}
+
+int fj_tls_restore(void *p, const void *snapshot)
+{
+    fj_thread_t *self = fj_self();
+    pthread_once(&tls.once, scan_modules);
+    if (tls.exe_len == 0 || !in_block(self, (uintptr_t)p))
+        return 0;
+    size_t off = (uintptr_t)p - self->tls_block;
+    memcpy(p, snapshot, var_end(off) - off);
+    return 1;
 }

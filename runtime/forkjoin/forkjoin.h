@@ -7,6 +7,7 @@
  *   fj_fork, fj_serialized_*     parallel regions (nested ones on the
  *                                encountering thread's node)
  *   fj_barrier, fj_single_*, fj_copyprivate, fj_reduce_*, fj_critical_*
+ *   fj_tls_snapshot, fj_tls_restore  threadprivate data in gcc's blocks
  *   fj_static_init, fj_dispatch_*, fj_ordered_*   work-sharing loops
  *   fj_doacross_*                doacross loops (ordered(n), depend)
  *   fj_cancel*                   cancellation
@@ -109,6 +110,17 @@ void fj_named_unlock(const void *key, const char *what);
 /* Critical sections: named locks. */
 void fj_critical_enter(const void *key);
 void fj_critical_exit(const void *key);
+
+/* Threadprivate variables in the executable's thread-local storage whose
+ * addresses an ABI passes inside a block of data (gcc's region data and
+ * copyprivate blocks), for other nodes (fj_tls.c).  fj_tls_snapshot: when
+ * p is in the calling thread's block, a sharable copy of the variable at
+ * p, written now (other nodes may read it after the caller's next
+ * release); NULL otherwise.  fj_tls_restore: when p is in the calling
+ * thread's own block, copy the variable at p from such a snapshot and
+ * return 1; 0 otherwise. */
+void *fj_tls_snapshot(const void *p);
+int  fj_tls_restore(void *p, const void *snapshot);
 
 /* ---- loops ------------------------------------------------------------- */
 

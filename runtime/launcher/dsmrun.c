@@ -36,6 +36,7 @@
 #include "launch_hosts.h"
 #include "launch_identity.h"
 #include "launch_options.h"
+#include "launch_check.h"
 #include "launch_program.h"
 #include "launch_remote.h"
 #include "launch_rendezvous.h"
@@ -262,6 +263,10 @@ static int run(const dsm_launch_options_t *options)
         if (exit_status != 0)
             goto free_memory;
         exit_status = EXIT_LAUNCHER;
+    }
+    if (dsm_launch_check_program(l->program, options->nodes) != DSM_OK) {
+        exit_status = EXIT_USAGE;
+        goto free_memory;
     }
     nodes = calloc((size_t)options->nodes, sizeof *nodes);
     if (!nodes) {

@@ -24,7 +24,7 @@ fi
 omp_out=$(env OMP_NUM_THREADS=$((nodes * threads)) "$@" "$omp_prog")
 status=$?
 if [ $status -ne 0 ]; then
-    echo "crosscheck: the libomp run failed (exit status $status)" >&2
+    echo "crosscheck: the reference run (libomp, libgomp) failed (exit status $status)" >&2
     exit 1
 fi
 dsm_results=$(printf '%s\n' "$dsm_out" | grep '^result:')

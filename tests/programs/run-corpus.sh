@@ -85,11 +85,15 @@ for name in "${names[@]}"; do
     k=${kind[$name]}
     dsm_bin=$work/$name.dsmomp plain_bin=$work/$name.plain
     # shellcheck disable=SC2086  # commands and flags are word lists
-    ${dsm_cc[$k]} $flags "$sources/${src[$name]}" -o "$dsm_bin" \
+    # a build's own directory (Fortran modules) where the table says
+    # @PRIVATE_DIR@; flags after the source: they end with libraries (-lm)
+    dsm_cmd=${dsm_cc[$k]//@PRIVATE_DIR@/$work/$name.dsmomp.d}
+    plain_cmd=${plain_cc[$k]//@PRIVATE_DIR@/$work/$name.plain.d}
+    ${dsm_cmd} "$sources/${src[$name]}" $flags -o "$dsm_bin" \
         >"$work/$name.dsmomp.build.log" 2>&1
     dsm_built=$?
     # shellcheck disable=SC2086
-    ${plain_cc[$k]} $flags "$sources/${src[$name]}" -o "$plain_bin" \
+    ${plain_cmd} "$sources/${src[$name]}" $flags -o "$plain_bin" \
         >"$work/$name.plain.build.log" 2>&1
     plain_built=$?
     all_ok=1
