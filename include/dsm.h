@@ -137,6 +137,8 @@ typedef struct dsm_stats {
                                same-host home's memory, not copied */
     uint64_t flush_acquires; /* flushes (and acquire atomics) that read
                                 every node's write notices */
+    uint64_t parallel_regions; /* regions this node took part in (their
+                                  starts: node 0 forks, the others join) */
 } dsm_stats_t;
 DSM_API void dsm_stats_get(dsm_stats_t *out);
 

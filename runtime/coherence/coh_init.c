@@ -14,6 +14,8 @@
 #include "base_log.h"
 #include "coh_check.h"
 #include "coh_protocol.h"
+#include "coh_report.h"
+#include "coh_sharing.h"
 #include "coh_state.h"
 #include "coh_stats.h"
 #include "coherence.h"
@@ -239,7 +241,9 @@ dsm_status_t dsm_coh_init(const dsm_coh_init_args_t *args)
                 COH_MAX_NODES);
         return DSM_ERR_INVALID;
     }
+    coh_report_start();
     if ((st = setup_space(args)) != DSM_OK ||
+        (st = coh_sharing_setup()) != DSM_OK ||
         (st = coh_interval_setup()) != DSM_OK ||
         (st = coh_acquire_setup()) != DSM_OK ||
         (st = coh_refresh_setup()) != DSM_OK ||
@@ -254,6 +258,7 @@ dsm_status_t dsm_coh_init(const dsm_coh_init_args_t *args)
     coh_heap_register_handlers();
     coh_migrate_register_handlers();
     coh_atomic_register_handlers();
+    coh_report_register_handlers();
 
     dsm_tp_segments_t seg = {
         .base = {coh.region.rt, coh.control},
@@ -299,7 +304,8 @@ dsm_status_t dsm_coh_finalize(void)
     /* node-local from now on: direct pages keep their contents, and a
      * write makes them this process's own */
     coh_direct_end(0, coh.npages, 1);
-    coh_stats_report();
+    /* one table (and the sharing report) for the whole job, at node 0 */
+    coh_report_finalize();
     dsm_status_t st = dsm_tp_finalize();
     coh.initialized = 0;
     dsm_sys_fault_uninstall();

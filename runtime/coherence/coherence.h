@@ -133,4 +133,9 @@ typedef void (*dsm_coh_join_extra_fn)(int src, const void *bytes,
 void dsm_coh_join_extra_handler(dsm_coh_join_extra_fn fn);
 dsm_status_t dsm_coh_join_settle(void);
 
+/* The calling thread is now OpenMP thread num of the outermost team: the
+ * sharing report (coh_sharing.h) names the threads that touch a page by
+ * these numbers.  A store to a thread-local variable. */
+void dsm_coh_sharing_thread(int num);
+
 #endif

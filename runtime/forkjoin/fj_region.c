@@ -134,6 +134,8 @@ void fj_member_run(fj_thread_t *self, fj_team_t *team, int num)
     self->reductions_safe = 0;
     self->icv = team->icv;
     int32_t gtid = self->gtid, btid = self->num;
+    if (!team->parent)      /* the sharing report's thread numbers */
+        dsm_coh_sharing_thread(num);
     fj_task_member_begin(self);
     fj_call_microtask(team->microtask, &gtid, &btid, team->args);
     fj_task_member_end(self);       /* the region's tasks: fj_task.h */
