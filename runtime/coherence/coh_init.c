@@ -241,7 +241,6 @@ dsm_status_t dsm_coh_init(const dsm_coh_init_args_t *args)
                 COH_MAX_NODES);
         return DSM_ERR_INVALID;
     }
-    coh_report_start();
     if ((st = setup_space(args)) != DSM_OK ||
         (st = coh_sharing_setup()) != DSM_OK ||
         (st = coh_interval_setup()) != DSM_OK ||
@@ -278,6 +277,7 @@ dsm_status_t dsm_coh_init(const dsm_coh_init_args_t *args)
         return st;
     coh.initialized = 1;
     coh.started_by_runtime = 1;
+    coh_report_start();     /* the run's clock: the job is wired up */
     return DSM_OK;
 }
 

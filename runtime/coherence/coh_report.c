@@ -179,7 +179,6 @@ static void *build_report(size_t *len)
         h.sharing = 1;
         h.steps = coh_sharing_steps();
         h.shift = coh_sharing_shift();
-        h.steps_are_regions = (uint32_t)coh_sharing_steps_are_regions();
         h.fault_ns = coh_sharing_fault_ns();
         h.untracked = coh_sharing_untracked();
         h.atomic_calls = coh_sharing_atomic_calls();

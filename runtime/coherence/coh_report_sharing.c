@@ -130,7 +130,6 @@ struct coh_sharing_report {
     double named_cost;
     uint64_t untracked;
     uint32_t steps, shift, epochs;
-    int steps_are_regions;
 };
 
 static uint64_t node_bit(int n) { return (uint64_t)1 << (n < 63 ? n : 63); }
@@ -216,7 +215,6 @@ static void merge(coh_sharing_report_t *r)
             r->shift = h->shift;
         if (h->steps > r->steps)
             r->steps = h->steps;
-        r->steps_are_regions |= (int)h->steps_are_regions;
     }
     r->pages = must(calloc(total ? total : 1, sizeof *r->pages));
     page_map_t map;
@@ -890,12 +888,12 @@ void coh_report_sharing_json(FILE *f, const coh_sharing_report_t *r)
     unsigned buckets = r->steps ? ((r->steps - 1) >> r->shift) + 1 : 1;
     if (buckets > COH_SHARING_BUCKETS)
         buckets = COH_SHARING_BUCKETS;
-    fprintf(f, "{\"steps\": \"%s\", \"step_count\": %u, \"bucket_steps\": %u, "
-               "\"buckets\": %u, \"page_size\": %zu, \"epochs\": %u, "
-               "\"protocol_ns\": %.0f, \"untracked_events\": %" PRIu64 ",\n",
-            r->steps_are_regions ? "regions" : "barriers", r->steps,
-            1u << r->shift, buckets, DSM_PAGE_SIZE, r->epochs, r->protocol_ns,
-            r->untracked);
+    fprintf(f, "{\"steps\": \"phases\", \"step_count\": %u, "
+               "\"bucket_steps\": %u, \"buckets\": %u, \"page_size\": %zu, "
+               "\"epochs\": %u, \"protocol_ns\": %.0f, "
+               "\"untracked_events\": %" PRIu64 ",\n",
+            r->steps, 1u << r->shift, buckets, DSM_PAGE_SIZE, r->epochs,
+            r->protocol_ns, r->untracked);
     /* by cost, each with its index, which the pages refer to */
     size_t *order = must(calloc(r->nobjects ? r->nobjects : 1, sizeof *order));
     for (size_t i = 0; i < r->nobjects; i++)

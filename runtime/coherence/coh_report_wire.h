@@ -33,11 +33,12 @@ typedef struct coh_msg_report {
     uint32_t npages;
     uint32_t nsync;
     uint32_t sharing;            /* 1: the accounting was on */
-    uint32_t steps;              /* regions (or barriers) seen */
-    uint32_t shift;              /* timeline bucket = step >> shift */
-    uint32_t steps_are_regions;
+    uint32_t steps;              /* phases: regions started + barriers */
+    uint32_t shift;              /* timeline bucket = (step - 1) >> shift */
+    uint32_t pad;
     uint32_t threads;            /* threads per node (DSM_THREADS) */
-    uint64_t run_ns;             /* from start-up to finalize */
+    uint64_t run_ns;             /* from the end of start-up (the job
+                                    wired up) to finalize */
     uint64_t fault_ns;           /* measured time of every fault */
     uint64_t untracked;          /* events of pages without a record */
     uint64_t sync_ns;            /* time in flushes */

@@ -52,7 +52,6 @@ static _Atomic uint64_t atomic_calls, atomic_ns;
 
 static _Atomic uint32_t steps;
 static _Atomic unsigned shift;
-static int steps_are_regions;
 
 static __thread __attribute__((tls_model("initial-exec"))) int thread_num = -1;
 
@@ -125,10 +124,17 @@ static coh_sharing_page_t *record(size_t index)
 #define OR(r, field, bits)                                                    \
     atomic_fetch_or_explicit(&(r)->field, (bits), memory_order_relaxed)
 
+/* The bucket of the current phase: phase s (s >= 1) began with the s-th
+ * step; what came before the first shares bucket 0 with it. */
+static unsigned bucket(uint32_t s, unsigned sh)
+{
+    return (s ? s - 1 : 0) >> sh;
+}
+
 static void event(coh_sharing_page_t *r)
 {
-    unsigned b = atomic_load_explicit(&steps, memory_order_relaxed) >>
-                 atomic_load_explicit(&shift, memory_order_relaxed);
+    unsigned b = bucket(atomic_load_explicit(&steps, memory_order_relaxed),
+                        atomic_load_explicit(&shift, memory_order_relaxed));
     if (b >= COH_SHARING_BUCKETS)
         b = COH_SHARING_BUCKETS - 1;
     if (atomic_load_explicit(&r->timeline[b], memory_order_relaxed) <
@@ -263,25 +269,16 @@ static void step(void)
 {
     uint32_t s = atomic_fetch_add(&steps, 1) + 1;
     unsigned sh = atomic_load(&shift);
-    if ((s >> sh) >= COH_SHARING_BUCKETS) {
+    if (bucket(s, sh) >= COH_SHARING_BUCKETS) {
         merge_buckets();
         atomic_store(&shift, sh + 1);
     }
 }
 
-void coh_sharing_barrier_note(void)
-{
-    if (!steps_are_regions)
-        step();
-}
+void coh_sharing_barrier_note(void) { step(); }
 
 void coh_sharing_fork_note(void)
 {
-    if (!steps_are_regions) {
-        /* the barriers counted so far were the start-up's */
-        steps_are_regions = 1;
-        atomic_store(&steps, 0);
-    }
     step();
     if (coh.rank != 0)
         return;
@@ -424,7 +421,6 @@ const coh_sharing_page_t *coh_sharing_pages(size_t *n)
 uint64_t coh_sharing_untracked(void) { return atomic_load(&untracked); }
 uint32_t coh_sharing_steps(void) { return atomic_load(&steps); }
 unsigned coh_sharing_shift(void) { return atomic_load(&shift); }
-int coh_sharing_steps_are_regions(void) { return steps_are_regions; }
 uint64_t coh_sharing_fault_ns(void) { return atomic_load(&fault_ns_total); }
 uint64_t coh_sharing_atomic_calls(void) { return atomic_load(&atomic_calls); }
 uint64_t coh_sharing_atomic_ns(void) { return atomic_load(&atomic_ns); }

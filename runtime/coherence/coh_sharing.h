@@ -41,8 +41,8 @@
 
 extern int coh_sharing_on;
 
-/* Timeline buckets per page: a bucket covers 2^shift steps (parallel
- * regions, or barriers in a program without regions). */
+/* Timeline buckets per page: a bucket covers 2^shift phases of the job (a
+ * phase begins at each step: a parallel region's start or a barrier). */
 #define COH_SHARING_BUCKETS 64
 /* Words of a page (8 bytes each) in a touched/written mask. */
 #define COH_SHARING_MASK_WORDS 8
@@ -174,8 +174,6 @@ uint64_t coh_sharing_untracked(void);
 /* Steps seen and the timeline's bucket shift. */
 uint32_t coh_sharing_steps(void);
 unsigned coh_sharing_shift(void);
-/* Whether steps are parallel regions (1) or barriers (0). */
-int coh_sharing_steps_are_regions(void);
 /* Measured time of every fault (the sum of the pages' fault_ns and that of
  * pages without a record). */
 uint64_t coh_sharing_fault_ns(void);
