@@ -10,18 +10,15 @@
 #include <string.h>
 
 #include "coh_report.h"
+#include "coh_stats.h"
+#include "coherence.h"
 
-/* Every counter of dsm_stats_t, in the order of the table. */
-#define FIELDS(X)                                                             \
-    X(read_faults) X(write_faults) X(pages_fetched) X(twins) X(diffs_sent)    \
-    X(diff_bytes_sent) X(diff_bytes_applied) X(write_notices_sent)            \
-    X(write_notices_received) X(invalidations) X(barriers) X(lock_acquires)   \
-    X(messages_sent) X(bytes_sent) X(rma_gets) X(rma_get_bytes) X(rma_puts)   \
-    X(rma_put_bytes) X(atomics) X(pages_migrated) X(eager_pages)            \
-    X(refreshes) X(direct_pages) X(flush_acquires) X(parallel_regions)       \
-    X(protocol_ns)
+/* Every counter of dsm_stats_t, in the order of the table (coh_stats.h's
+ * one list). */
+#define COUNTER(name, where) X(name)
+#define FIELDS(X_) COH_STATS_COUNTERS(COUNTER)
 
-static const char *const am_names[DSM_TP_AM_MAX_ID] = {
+static const char *am_names[DSM_TP_AM_MAX_ID] = {
     [COH_AM_SHARE_REQ] = "share_req",
     [COH_AM_SHARE_ACK] = "share_ack",
     [COH_AM_BARRIER_ARRIVE] = "barrier_arrive",
@@ -42,6 +39,13 @@ static const char *const am_names[DSM_TP_AM_MAX_ID] = {
     [COH_AM_REPORT_NAMES_REQ] = "report_names_req",
     [COH_AM_REPORT_NAMES_REP] = "report_names_rep",
 };
+
+/* coherence.h: the layers above name their message kinds at start-up. */
+void dsm_coh_report_am_name(int id, const char *name)
+{
+    if (id > COH_AM_LAST && id < DSM_TP_AM_MAX_ID)
+        am_names[id] = name;
+}
 
 const char *coh_report_am_name(int id, char buf[16])
 {

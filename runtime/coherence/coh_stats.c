@@ -14,29 +14,23 @@ coh_stats_t coh_stats;
 
 #define LOAD(f) atomic_load_explicit(&coh_stats.f, memory_order_relaxed)
 
+/* Every counter of the list once: a dsm_stats_t member left out of it
+ * makes the sizes differ. */
+#define ONE(name, where) +1
+_Static_assert(sizeof(dsm_stats_t) ==
+                   (0 COH_STATS_COUNTERS(ONE)) * sizeof(uint64_t),
+               "a dsm_stats_t counter is missing from COH_STATS_COUNTERS");
+#undef ONE
+
+#define GET_COH(name) out->name = LOAD(name);
+#define GET_TP(name)
+#define GET(name, where) GET_##where(name)
+
 void dsm_stats_get(dsm_stats_t *out)
 {
     dsm_tp_counters_t tp;
     memset(out, 0, sizeof *out);
-    out->read_faults = LOAD(read_faults);
-    out->write_faults = LOAD(write_faults);
-    out->pages_fetched = LOAD(pages_fetched);
-    out->twins = LOAD(twins);
-    out->diffs_sent = LOAD(diffs_sent);
-    out->diff_bytes_sent = LOAD(diff_bytes_sent);
-    out->diff_bytes_applied = LOAD(diff_bytes_applied);
-    out->write_notices_sent = LOAD(write_notices_sent);
-    out->write_notices_received = LOAD(write_notices_received);
-    out->invalidations = LOAD(invalidations);
-    out->barriers = LOAD(barriers);
-    out->lock_acquires = LOAD(lock_acquires);
-    out->pages_migrated = LOAD(pages_migrated);
-    out->eager_pages = LOAD(eager_pages);
-    out->refreshes = LOAD(refreshes);
-    out->direct_pages = LOAD(direct_pages);
-    out->flush_acquires = LOAD(flush_acquires);
-    out->parallel_regions = LOAD(parallel_regions);
-    out->protocol_ns = LOAD(protocol_ns);
+    COH_STATS_COUNTERS(GET)
     if (!coh.initialized)
         return;
     dsm_tp_counters_get(&tp);

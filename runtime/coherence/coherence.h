@@ -138,4 +138,8 @@ dsm_status_t dsm_coh_join_settle(void);
  * these numbers.  A store to a thread-local variable. */
 void dsm_coh_sharing_thread(int num);
 
+/* The name the job's statistics give message kind id of a layer above
+ * (ids past coherence's own; name: a string constant).  Start-up. */
+void dsm_coh_report_am_name(int id, const char *name);
+
 #endif
