@@ -709,8 +709,9 @@ static void describe(const object_t *o, char *out, size_t cap)
 {
     switch (o->kind) {
     case KIND_GLOBAL:
-        snprintf(out, cap, "global `%s' (%" PRIu64 " bytes at %#lx)", o->name,
-                 o->size, (unsigned long)o->start);
+        snprintf(out, cap, "global `%s' (%" PRIu64 " byte%s at %#lx)",
+                 o->name, o->size, o->size == 1 ? "" : "s",
+                 (unsigned long)o->start);
         break;
     case KIND_HEAP:
         if (o->runtime)
@@ -783,11 +784,27 @@ static void advice(const object_t *o, const coh_sharing_report_t *r,
                  readers);
         break;
     default:
-        snprintf(out, cap, "no pattern recognised: look at the faults and "
-                 "diffs below");
+        snprintf(out, cap, "no pattern recognised (little or mixed "
+                 "traffic): the counts above say what it cost");
         break;
     }
     (void)r;
+}
+
+static int several(uint64_t bits) { return (bits & (bits - 1)) != 0; }
+
+/* "node 1 (thread 2)", "nodes 0-2 (threads 0,2-5)", "no node" */
+static void who(FILE *f, uint64_t nodes, const char *node_list,
+                uint64_t threads, const char *thread_list)
+{
+    if (!nodes) {
+        fprintf(f, "no node");
+        return;
+    }
+    fprintf(f, "node%s %s", several(nodes) ? "s" : "", node_list);
+    if (threads)
+        fprintf(f, " (thread%s %s)", several(threads) ? "s" : "",
+                thread_list);
 }
 
 void coh_report_sharing_text(FILE *f, const coh_sharing_report_t *r)
@@ -815,16 +832,12 @@ void coh_report_sharing_text(FILE *f, const coh_sharing_report_t *r)
                 o->npages == 1 ? "" : "s");
         list_bits(o->writers, w, sizeof w);
         list_bits(o->readers, rd, sizeof rd);
-        fprintf(f, "    written by nodes %s", w);
-        if (o->threads_wrote) {
-            list_bits(o->threads_wrote, wt, sizeof wt);
-            fprintf(f, " (threads %s)", wt);
-        }
-        fprintf(f, ", read by nodes %s", rd);
-        if (o->threads_read) {
-            list_bits(o->threads_read, rt, sizeof rt);
-            fprintf(f, " (threads %s)", rt);
-        }
+        list_bits(o->threads_wrote, wt, sizeof wt);
+        list_bits(o->threads_read, rt, sizeof rt);
+        fprintf(f, "    written by ");
+        who(f, o->writers, w, o->threads_wrote, wt);
+        fprintf(f, ", read by ");
+        who(f, o->readers, rd, o->threads_read, rt);
         fprintf(f, "\n    on its page%s: faults %" PRIu64 " (pages fetched %"
                    PRIu64 "), diffs %" PRIu64 " (%" PRIu64 " bytes), home "
                    "moves %" PRIu64 ", atomics %" PRIu64 "\n",
