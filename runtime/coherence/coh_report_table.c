@@ -136,8 +136,9 @@ void coh_report_table_text(FILE *f, const coh_report_job_t *job)
             n, n == 1 ? "" : "s", hdr(job, 0)->threads,
             hdr(job, 0)->threads == 1 ? "" : "s", (double)run_max / 1e9);
     if (hdr(job, 0)->stats.parallel_regions)
-        fprintf(f, ", %" PRIu64 " parallel regions",
-                hdr(job, 0)->stats.parallel_regions);
+        fprintf(f, ", %" PRIu64 " parallel region%s",
+                hdr(job, 0)->stats.parallel_regions,
+                hdr(job, 0)->stats.parallel_regions == 1 ? "" : "s");
     fprintf(f, "\n%-*s", LABEL, "counter");
     for (int k = 0; k < n; k++) {
         char head[24];
