@@ -2,7 +2,8 @@
  * coh_report_sharing.c - the sharing report: the pages that cost the
  * protocol most, grouped by the program's data that they hold, with the
  * pattern recognised and one line of advice each (doc/usage.md, "Why is my
- * program slow?"; doc/design.md, "The sharing report").
+ * program slow?"; doc/design.md, "Statistics and the sharing
+ * report").
  *
  * Node 0 merges every node's page records (coh_report_wire.h), ranks the
  * pages by their estimated cost (coh_report_page_cost_ns), and names the

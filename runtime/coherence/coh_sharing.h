@@ -3,10 +3,10 @@
  * page of the sharable space cost this node (faults and their time,
  * fetches, diffs, home moves, atomics), which words of it this node
  * touched and wrote, which threads did, and when (a timeline over the
- * job's parallel regions); on node 0 also who wrote each page in each
- * barrier epoch, the master's stack frames at each fork, and the call
- * sites of flushes.  doc/design.md, "Why is my program slow? The sharing
- * report".
+ * job's phases: region starts and barriers); on node 0 also who wrote
+ * each page in each barrier epoch, the master's stack frames at each
+ * fork, and the call sites of flushes.  doc/design.md, "Statistics and
+ * the sharing report".
  *
  * Off unless DSM_STATS is set or DSM_REPORT=sharing (and DSM_REPORT is not
  * off): each hook below is then one load of coh_sharing_on and a branch
