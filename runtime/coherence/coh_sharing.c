@@ -162,15 +162,15 @@ void coh_sharing_fault_note(size_t index, uintptr_t addr, uint8_t state,
 {
     uint64_t ns = dsm_now_ns() - t0;
     atomic_fetch_add_explicit(&fault_ns_total, ns, memory_order_relaxed);
-    coh_sharing_page_t *r = record(index);
-    if (!r)
-        return;
     int write = access != DSM_FAULT_READ;
     int home = (flags & PF_HOME) != 0;
     int fetched = state == PS_INVALID && !home;
     /* what the handler did: the state it found says (anything else was a
-     * fault another thread had resolved already) */
+     * fault another thread had resolved already, which claims no record) */
     if (!fetched && !(state == PS_READONLY && write))
+        return;
+    coh_sharing_page_t *r = record(index);
+    if (!r)
         return;
     ADD(r, fault_ns, ns);
     event(r);
