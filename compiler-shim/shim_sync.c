@@ -32,7 +32,12 @@ SHIM_EXPORT void __kmpc_ordered(ident_t *loc, kmp_int32 gtid);
 SHIM_EXPORT void __kmpc_end_ordered(ident_t *loc, kmp_int32 gtid);
 SHIM_EXPORT void __kmpc_flush(ident_t *loc);
 
-void __kmpc_barrier(ident_t *loc, kmp_int32 gtid) { fj_barrier(); }
+/* The call site names the barrier construct: clang shares one ident among
+ * the constructs of a function that have the same flags. */
+void __kmpc_barrier(ident_t *loc, kmp_int32 gtid)
+{
+    fj_barrier_at(__builtin_return_address(0));
+}
 
 kmp_int32 __kmpc_single(ident_t *loc, kmp_int32 gtid)
 {

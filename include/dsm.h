@@ -137,6 +137,10 @@ typedef struct dsm_stats {
                                same-host home's memory, not copied */
     uint64_t flush_acquires; /* flushes (and acquire atomics) that read
                                 every node's write notices */
+    uint64_t pages_prefetched; /* pages fetched in bulk at the start of an
+                                  epoch, from what the same program point
+                                  fetched the last time */
+    uint64_t prefetch_hits;  /* faults a prefetched copy served */
     uint64_t parallel_regions; /* regions this node took part in (their
                                   starts: node 0 forks, the others join) */
 } dsm_stats_t;

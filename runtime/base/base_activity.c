@@ -30,6 +30,38 @@ static size_t append(char *buf, size_t len, size_t used, const char *fmt, ...)
     return used < len ? used : len - 1;
 }
 
+static size_t append_about(char *buf, size_t len, size_t used,
+                           const dsm_activity_entry_t *e)
+{
+    unsigned long long arg = e->arg, arg2 = e->arg2;
+    long page = sysconf(_SC_PAGESIZE);
+    unsigned long long page_size = page > 0 ? (unsigned long long)page : 4096;
+    switch (e->about) {
+    case DSM_ACTIVITY_ABOUT_EPOCH:
+        return append(buf, len, used, " (barrier epoch %llu)", arg);
+    case DSM_ACTIVITY_ABOUT_LOCK:
+        return append(buf, len, used, " (lock %u of node %u)",
+                      (unsigned)(arg & 0xffffffffu),
+                      (unsigned)(arg >> 32) - 1u);
+    case DSM_ACTIVITY_ABOUT_PAGE:
+        return append(buf, len, used, " (page %llu)", arg);
+    case DSM_ACTIVITY_ABOUT_ATOMIC:
+        return append(buf, len, used, " (page %llu, byte %llu)",
+                      arg / page_size, arg % page_size);
+    case DSM_ACTIVITY_ABOUT_PARTIAL:
+        return append(buf, len, used, " (reduction %llu of parallel region "
+                      "%llu)", arg2, arg);
+    case DSM_ACTIVITY_ABOUT_TEAM_BARRIER:
+        return append(buf, len, used, " (barrier %llu of parallel region "
+                      "%llu)", arg2, arg);
+    case DSM_ACTIVITY_ABOUT_WORD:
+        return append(buf, len, used, " (control word %llu to reach %llu)",
+                      arg, arg2);
+    default:
+        return used;
+    }
+}
+
 size_t dsm_activity_describe(const dsm_activity_entry_t *e, char *buf,
                              size_t len)
 {
@@ -52,6 +84,7 @@ size_t dsm_activity_describe(const dsm_activity_entry_t *e, char *buf,
         used = append(buf, len, used, "waiting for %s", what);
         if (e->peer >= 0)
             used = append(buf, len, used, " from node %d", (int)e->peer);
+        used = append_about(buf, len, used, e);
         break;
     case DSM_ACTIVITY_FETCHING:
         if (e->segment == 0)
@@ -78,6 +111,20 @@ size_t dsm_activity_describe(const dsm_activity_entry_t *e, char *buf,
                       (unsigned)(e->last_lock & 0xffffffffu),
                       (unsigned)(e->last_lock >> 32) - 1u);
     return used;
+}
+
+size_t dsm_activity_describe_thread(const dsm_activity_entry_t *e,
+                                    char *buf, size_t len)
+{
+    if (len == 0)
+        return 0;
+    buf[0] = '\0';
+    if (e->kind == DSM_ACTIVITY_UNUSED || e->kind >= DSM_ACTIVITY_KIND_COUNT)
+        return 0;
+    if (e->thread >= 0)
+        return append(buf, len, 0, "thread %d (tid %d)", (int)e->thread,
+                      (int)e->tid);
+    return append(buf, len, 0, "a runtime thread (tid %d)", (int)e->tid);
 }
 
 size_t dsm_activity_describe_node(const void *block, char *buf, size_t len)

@@ -208,6 +208,8 @@ dsm_status_t dsm_config_load(void)
     config.lane_membarrier = (int)v;
     if (env_int("DSM_DIRECT_READ", 0, 1, 1, &v)) return DSM_ERR_INVALID;
     config.direct_read = (int)v;
+    if (env_int("DSM_PREFETCH", 0, 1, 1, &v)) return DSM_ERR_INVALID;
+    config.prefetch = (int)v;
 
     s = getenv("DSM_RENDEZVOUS");
     if (s && *s) {

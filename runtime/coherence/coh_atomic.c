@@ -271,7 +271,8 @@ static uint64_t ask_home(int home, uint64_t offset, unsigned size,
     if (st != DSM_OK)
         dsm_fatal("atomic request to node %d: %s", home,
                   dsm_status_string(st));
-    dsm_tp_wait_flag(&coh.slots[s].done, "the result of an atomic at its home");
+    dsm_tp_wait_flag_on(&coh.slots[s].done, "the result of an atomic at its "
+                        "home", home, DSM_ACTIVITY_ABOUT_ATOMIC, offset, 0);
     return coh.slots[s].value;
 }
 

@@ -224,7 +224,8 @@ static void depart_and_move(const char *buf, size_t len)
  * soon as it is built. */
 static void gather_departure(void)
 {
-    dsm_tp_wait_flag(&gather_complete, "every node's barrier arrival");
+    dsm_tp_wait_flag_on(&gather_complete, "every node's barrier arrival", -1,
+                        DSM_ACTIVITY_ABOUT_EPOCH, epoch, 0);
     coh_spin_lock(&gather_lock);
     coh_msg_depart_t hdr = {epoch, (uint32_t)gather_overflow,
                             gather_overflow ? 0 : gather_records, 0, 0};
@@ -276,7 +277,8 @@ static void send_arrival(const void *extra, size_t extra_len)
  * at (into depart_buf). */
 static void wait_departure(void)
 {
-    dsm_tp_wait_flag(&depart_ready, "the barrier departure from node 0");
+    dsm_tp_wait_flag_on(&depart_ready, "the barrier departure from node 0",
+                        -1, DSM_ACTIVITY_ABOUT_EPOCH, epoch, 0);
     depart_ready = 0;
 }
 
@@ -334,6 +336,7 @@ void coh_barrier_global(void)
         wait_departure();
     }
     depart_and_move(depart_buf, depart_len);
+    coh_prefetch_epoch(coh_prefetch_pending());
     COH_STAT_ADD(barriers, 1);
     coh_sharing_barrier();
     coh_check_table("a barrier's end");
@@ -370,9 +373,11 @@ static void join_body(void *arg)
         } else {
             departure_held = 1;
         }
+        coh_prefetch_epoch(coh_prefetch_pending());   /* serial code */
     } else {
         send_arrival(c->extra, c->extra_len);
         departure_due = 1;
+        coh_prefetch_epoch(0);    /* idle until the next fork */
     }
     COH_STAT_ADD(barriers, 1);
     coh_check_table("a join");

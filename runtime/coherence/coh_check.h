@@ -15,6 +15,10 @@
  *   coh_check_page   one page, its page lock held; async-signal-safe
  *   coh_check_touch  a page changed without its lock (the share handler):
  *                    the next table scan checks it
+ *   coh_check_share_begin / _end  bracket the share handler's lock-free
+ *                    change of home pages: a per-page check that overlaps
+ *                    it accepts the one transient it makes (state and
+ *                    protection changed one after the other)
  *   coh_check_table  every page changed since the last scan (which the
  *                    per-page checks saw as they changed), taking each
  *                    page's lock, and the dirty list: where the node's
@@ -37,6 +41,8 @@ dsm_status_t coh_check_setup(void);
 void coh_check_prot(size_t index, size_t n, int prot);
 void coh_check_page(size_t index, const char *where);
 void coh_check_touch(size_t index);
+void coh_check_share_begin(void);
+void coh_check_share_end(void);
 void coh_check_table(const char *where);
 void coh_check_dirty(const char *where);
 void coh_check_log(uint32_t seq);
@@ -45,6 +51,8 @@ static inline dsm_status_t coh_check_setup(void) { return DSM_OK; }
 static inline void coh_check_prot(size_t index, size_t n, int prot) {}
 static inline void coh_check_page(size_t index, const char *where) {}
 static inline void coh_check_touch(size_t index) {}
+static inline void coh_check_share_begin(void) {}
+static inline void coh_check_share_end(void) {}
 static inline void coh_check_table(const char *where) {}
 static inline void coh_check_dirty(const char *where) {}
 static inline void coh_check_log(uint32_t seq) {}

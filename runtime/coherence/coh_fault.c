@@ -103,7 +103,9 @@ static void share_with_home(size_t index, int home, uint32_t window)
     dsm_status_t st = dsm_tp_am_send(home, COH_AM_SHARE_REQ, &msg, sizeof msg);
     if (st != DSM_OK)
         fetch_fail(st);
-    dsm_tp_wait_flag(&coh.slots[slot].done, "the home's share acknowledgement");
+    dsm_tp_wait_flag_on(&coh.slots[slot].done, "the home's share "
+                        "acknowledgement", home, DSM_ACTIVITY_ABOUT_PAGE,
+                        index, 0);
     /* the home may have registered fewer: the rest of the block */
     if (coh.slots[slot].value < count)
         count = coh.slots[slot].value ? (uint32_t)coh.slots[slot].value : 1;
@@ -322,6 +324,8 @@ int coh_fault_handler(uintptr_t addr, int access)
             fetch_fail(st);
         COH_STAT_ADD(pages_fetched, run);
         coh_refresh_fetched(index, run);
+        for (size_t k = 0; k < run; k++)
+            coh_prefetch_note(index + k);
         stream->next = index + run;
         if (run > 1) {
             /* the pages read ahead: valid, clean copies */
@@ -346,6 +350,18 @@ int coh_fault_handler(uintptr_t addr, int access)
         if (flags & PF_DIRECT)
             materialize(index, pg);
         make_writable(index, pg, home_page);
+    } else if (state == PS_FETCHED) {
+        /* prefetched at the epoch's start: map the copy, no round trip */
+        coh_prefetch_note(index);
+        COH_STAT_ADD(prefetch_hits, 1);
+        if (access == DSM_FAULT_WRITE) {
+            make_writable(index, pg, 0);
+        } else {
+            atomic_store_explicit(&pg->state, PS_READONLY,
+                                  memory_order_release);
+            coh_protect(index, 1, DSM_PROT_READ);
+            COH_STAT_ADD(read_faults, 1);
+        }
     }
     /* anything else: another thread resolved the fault first; retry */
     coh_sharing_fault(index, addr, state, flags, access, t0);
@@ -372,6 +388,7 @@ static void on_share_req(int src, const void *payload, size_t len, void *arg)
     /* read-ahead stops at the end of the array: the pages after it are
      * another block, which the reader may never touch */
     msg.count = (uint32_t)coh_heap_block_pages(msg.first, msg.count);
+    coh_check_share_begin();
     /* one mprotect (a TLB shoot-down while the home computes) per run of
      * newly shared pages, not one per page */
     size_t end = (size_t)msg.first + msg.count, run = 0;
@@ -396,6 +413,7 @@ static void on_share_req(int src, const void *payload, size_t len, void *arg)
     }
     if (run)
         coh_protect(end - run, run, DSM_PROT_READ);
+    coh_check_share_end();
     coh_msg_share_t ack = msg;
     dsm_status_t st = dsm_tp_am_send(src, COH_AM_SHARE_ACK, &ack, sizeof ack);
     if (st != DSM_OK)

@@ -48,6 +48,7 @@ static void export_body(void *arg)
     coh_protocol_lock();
     /* only the forking thread runs (fork-join's promise) */
     coh_release(coh_barriers_quiescent());
+    coh_prefetch_epoch(coh_prefetch_pending());
     int me = coh.rank;
     coh_msg_handoff_t hdr = {(uint32_t)me, coh.vc[me], 0, 0, 0, 0};
     int overflow;
@@ -100,6 +101,7 @@ static void import_body(void *arg)
         coh_acquire_records(h.records, h.hdr.nrecords, 1);
     if (h.hdr.vc_creator > coh.vc[h.hdr.creator])
         coh.vc[h.hdr.creator] = h.hdr.vc_creator;
+    coh_prefetch_epoch(coh_prefetch_pending());
     coh_protocol_unlock();
     c->status = DSM_OK;
 }

@@ -162,7 +162,8 @@ static size_t block_size(void *ptr, int owner)
                                      sizeof m);
     if (st != DSM_OK)
         dsm_fatal("heap request to node %d: %s", owner, dsm_status_string(st));
-    dsm_tp_wait_flag(&coh.slots[s].done, "a sharable block's size");
+    dsm_tp_wait_flag_on(&coh.slots[s].done, "a sharable block's size", owner,
+                        DSM_ACTIVITY_ABOUT_NONE, 0, 0);
     return (size_t)coh.slots[s].value;
 }
 

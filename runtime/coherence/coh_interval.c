@@ -516,11 +516,18 @@ static uint32_t release(int node0_follows, int quiescent)
 }
 
 /* Not a direct page either: its view is the home's memory, which already
- * holds what the notice announces (coh_fault.c, "direct reads"). */
+ * holds what the notice announces (coh_fault.c, "direct reads").  A
+ * prefetched copy (PS_FETCHED) is dropped too. */
 static int needs_invalidation(const coh_page_t *pg)
 {
     return !(atomic_load(&pg->flags) & (PF_HOME | PF_REFRESH | PF_DIRECT)) &&
            atomic_load(&pg->state) != PS_INVALID;
+}
+
+/* Of those, the ones whose view is not PROT_NONE already. */
+static int needs_protection_drop(const coh_page_t *pg)
+{
+    return needs_invalidation(pg) && atomic_load(&pg->state) != PS_FETCHED;
 }
 
 /* Invalidate one chunk of consecutive pages, protections changed in runs;
@@ -533,7 +540,7 @@ static size_t invalidate_chunk(size_t first, size_t n, int refresh)
     size_t dropped = 0, early = 0;
     lock_chunk(first, n);
     size_t kept = refresh ? coh_refresh_select(first, n) : 0;
-    coh_protect_where(first, n, needs_invalidation, DSM_PROT_NONE);
+    coh_protect_where(first, n, needs_protection_drop, DSM_PROT_NONE);
     for (size_t i = 0; i < n; i++) {
         coh_page_t *pg = &coh.pages[first + i];
         if (!needs_invalidation(pg))

@@ -240,7 +240,8 @@ static dsm_status_t acquire(dsm_lock_t *lock, uint32_t flags)
         manager_request(coh.rank, &req);
     else
         send_lock_msg(manager, COH_AM_LOCK_REQ, &req);
-    dsm_tp_wait_flag(&slot->done, "a lock grant");
+    dsm_tp_wait_flag_on(&slot->done, "a lock grant", manager,
+                        DSM_ACTIVITY_ABOUT_LOCK, lock->opaque, 0);
     if (!slot->status)
         return DSM_ERR_BUSY;
     coh_protocol_lock();

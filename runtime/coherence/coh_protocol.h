@@ -122,6 +122,17 @@ size_t coh_own_records(void *out, size_t cap, uint32_t *nrecords,
  * hold the pages' locks, or no other thread touches sharable memory. */
 void coh_direct_end(size_t first, size_t n, int keep);
 
+/* Bulk prefetch learned per program point (coh_prefetch.c).  note: the
+ * fault handler fetched page index on demand.  epoch: an epoch labelled
+ * label (0: none) begins on this node, after its acquire (barrier end,
+ * fork import) or at a fork's export or a join; protocol mutex held,
+ * other application threads quiet.  pending: the label the fork-join
+ * layer gave for the next epoch (dsm_coh_epoch_next). */
+dsm_status_t coh_prefetch_setup(void);
+void coh_prefetch_note(size_t index);
+void coh_prefetch_epoch(uintptr_t label);
+uintptr_t coh_prefetch_pending(void);
+
 /* Handler registration, before dsm_tp_init. */
 void coh_fault_register_handlers(void);
 void coh_interval_register_handlers(void);

@@ -164,7 +164,9 @@ void coh_sharing_fault_note(size_t index, uintptr_t addr, uint8_t state,
     atomic_fetch_add_explicit(&fault_ns_total, ns, memory_order_relaxed);
     int write = access != DSM_FAULT_READ;
     int home = (flags & PF_HOME) != 0;
-    int fetched = state == PS_INVALID && !home;
+    /* a prefetched copy (PS_FETCHED) moved like a fetched one, only
+     * earlier, in bulk */
+    int fetched = (state == PS_INVALID && !home) || state == PS_FETCHED;
     /* what the handler did: the state it found says (anything else was a
      * fault another thread had resolved already, which claims no record) */
     if (!fetched && !(state == PS_READONLY && write))

@@ -27,6 +27,9 @@ enum coh_page_state {
     PS_INVALID  = 0,   /* PROT_NONE: must be fetched from the home */
     PS_READONLY = 1,   /* PROT_READ: valid copy, clean in this interval */
     PS_WRITABLE = 2,   /* PROT_RW: written in this interval */
+    PS_FETCHED  = 3,   /* PROT_NONE, but the runtime view holds the home's
+                          copy, prefetched after this epoch's acquire
+                          (coh_prefetch.c): the first access only maps it */
 };
 
 /* Page flags. */

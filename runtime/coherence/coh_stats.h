@@ -42,6 +42,8 @@
     X(refreshes, COH)                                                         \
     X(direct_pages, COH)                                                      \
     X(flush_acquires, COH)                                                    \
+    X(pages_prefetched, COH)                                                  \
+    X(prefetch_hits, COH)                                                     \
     X(parallel_regions, COH)                                                  \
     X(protocol_ns, COH)
 

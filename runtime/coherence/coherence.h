@@ -61,6 +61,13 @@ dsm_status_t dsm_coh_control_reserve(size_t bytes, uint64_t *offset,
 #define DSM_COH_ACQUIRE 2u
 dsm_status_t dsm_coh_sync(unsigned what);
 
+/* The program point where this node's next epoch begins (the barrier
+ * construct, a parallel region's microtask): pages fetched on demand in
+ * an epoch are fetched in bulk when an epoch of the same label begins
+ * again (coh_prefetch.c).  Called before the barrier, fork or join that
+ * ends the current epoch; 0 (the default after each use) learns nothing. */
+void dsm_coh_epoch_next(uintptr_t label);
+
 /* A lock handle for a key; the same key gives the same lock on every node.
  * Distinct keys may share a lock (correct, only less concurrent). */
 dsm_lock_t dsm_coh_lock_named(uint64_t key);

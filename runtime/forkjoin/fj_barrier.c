@@ -12,6 +12,7 @@
  * time: the leader at fork and join, the last local arrival inside a
  * region.
  */
+#include "coherence.h"
 #include "fj_internal.h"
 #include "fj_task.h"
 
@@ -26,17 +27,24 @@ void fj_team_barrier(fj_thread_t *self)
     uint32_t gen = atomic_load_explicit(&team->bar_gen, memory_order_acquire);
     if (!fj_task_barrier_gather(self, gen))
         return;             /* another member completed it */
-    if (team->nodes > 1)
+    if (team->nodes > 1) {
+        dsm_coh_epoch_next((uintptr_t)self->barrier_label);
         fj_global_barrier();
+    }
     atomic_store_explicit(&team->bar_gen, gen + 1, memory_order_release);
     fj_task_barrier_release(team);
 }
 
-void fj_barrier(void)
+void fj_barrier(void) { fj_barrier_at(NULL); }
+
+void fj_barrier_at(const void *construct)
 {
     fj_thread_t *self = fj_self();
-    if (!fj_alone(self))
+    if (!fj_alone(self)) {
+        self->barrier_label = construct;
         fj_team_barrier(self);
-    else
+        self->barrier_label = NULL;
+    } else {
         fj_task_alone_drain();
+    }
 }

@@ -201,6 +201,9 @@ typedef struct fj_thread {
      * meets them */
     uint64_t loops, loops_safe, singles, reductions, barriers;
     uint64_t reductions_safe;  /* reductions met before the last barrier */
+    /* the barrier construct this thread is in (fj_barrier_at), which
+     * labels the node's next epoch for the DSM's prefetch; NULL: none */
+    const void *barrier_label;
     fj_icv_t icv;
     fj_loop_t loop[FJ_MAX_LEVELS];   /* by omp_get_level */
 

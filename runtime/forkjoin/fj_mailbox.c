@@ -161,7 +161,8 @@ static int take_one(const fj_fork_msg_t **fork, int *status)
          * before it */
         *fork = &pending_fork.msg;
         /* the join's departure and node 0's serial writes, acquired
-         * before the region runs */
+         * before the region runs; the region labels the epoch */
+        dsm_coh_epoch_next((uintptr_t)pending_fork.msg.microtask);
         dsm_status_t st = dsm_coh_handoff_import(0, pending_handoff,
                                                  pending_fork.handoff_len);
         if (st != DSM_OK)

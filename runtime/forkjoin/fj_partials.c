@@ -22,8 +22,15 @@
  * make this node wait for node 0 (fj_partials_flush: barriers, locks,
  * waits on node 0's words, the next reduction), and at once when node 0
  * asks for it (PULL, after PULL_AFTER_NS of waiting: a node computing
- * long after a nowait reduction).  Nodes on lanes send at once: there a
- * message costs tens of nanoseconds.
+ * long after a nowait reduction).  A PULL may arrive before the partial
+ * it asks for is made (this node was slow to reach the reduction, under
+ * load say): it is remembered, and that partial then goes at once.  The
+ * PULL is served by whichever thread progresses, the progress thread
+ * when the application threads compute or spin in user code, so node 0
+ * never depends on this node's application threads calling the runtime
+ * (design.md, "Waits that need another node").  Nodes on lanes send at
+ * once: there a message costs tens of nanoseconds; so do nodes without a
+ * progress thread (DSM_PROGRESS_THREAD=0), where nobody would answer.
  *
  * Layer: forkjoin.  fj_partials_register: start-up, before the transport
  * starts.  fj_partials_send: the combining thread of a node other than 0.
@@ -38,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base_config.h"
 #include "base_log.h"
 #include "coherence.h"
 #include "fj_internal.h"
@@ -67,6 +75,10 @@ static struct {
     int pending;
     size_t len;                        /* head and bytes */
     _Alignas(16) unsigned char msg[sizeof(partial_head_t) + FJ_RED_MAX_BYTES];
+    /* a PULL that found nothing to send: the partial it names goes at
+     * once when it is made */
+    int pulled;
+    partial_head_t pulled_head;
 } kept;
 
 static void kept_lock(void)
@@ -120,21 +132,31 @@ static void send_reduce(const void *msg, size_t len)
                   dsm_status_string(st));
 }
 
-/* Take the kept partial out into msg (room for kept.msg); its length, or
- * 0 when none is kept (or when it is not the one want names). */
-static size_t take_kept(void *msg, const partial_head_t *want)
+static void send_reduce_parts(const partial_head_t *head, const void *bytes,
+                              size_t len)
 {
-    size_t len = 0;
+    dsm_status_t st = dsm_tp_am_sendv(0, FJ_AM_REDUCE, head, sizeof *head,
+                                      bytes, len);
+    if (st != DSM_OK)
+        dsm_fatal("sending a reduction's partial result to node 0: %s",
+                  dsm_status_string(st));
+}
+
+/* Take the kept partial out into msg (room for kept.msg); its length, or
+ * 0 when none is kept.  Under kept_lock. */
+static size_t take_kept_locked(void *msg)
+{
+    if (!kept.pending)
+        return 0;
+    memcpy(msg, kept.msg, kept.len);
+    kept.pending = 0;
+    return kept.len;
+}
+
+static size_t take_kept(void *msg)
+{
     kept_lock();
-    if (kept.pending) {
-        partial_head_t head;
-        memcpy(&head, kept.msg, sizeof head);
-        if (!want || (head.region == want->region && head.seq == want->seq)) {
-            len = kept.len;
-            memcpy(msg, kept.msg, len);
-            kept.pending = 0;
-        }
-    }
+    size_t len = take_kept_locked(msg);
     kept_unlock();
     return len;
 }
@@ -150,7 +172,16 @@ static void on_pull(int src, const void *payload, size_t len, void *arg)
                   len);
     _Alignas(16) unsigned char msg[sizeof kept.msg];
     partial_head_t head = {want.region, want.seq};
-    size_t n = take_kept(msg, &head);
+    size_t n = 0;
+    kept_lock();
+    if (kept.pending && memcmp(kept.msg, &head, sizeof head) == 0) {
+        n = take_kept_locked(msg);
+    } else {
+        /* not made yet (or already sent: then this never matches) */
+        kept.pulled = 1;
+        kept.pulled_head = head;
+    }
+    kept_unlock();
     if (n)   /* from a handler: sent or queued, never waits */
         send_reduce(msg, n);
 }
@@ -160,7 +191,7 @@ void fj_partials_flush(void)
     if (!__atomic_load_n(&kept.pending, __ATOMIC_RELAXED))
         return;
     _Alignas(16) unsigned char msg[sizeof kept.msg];
-    size_t n = take_kept(msg, NULL);
+    size_t n = take_kept(msg);
     if (n)
         send_reduce(msg, n);
 }
@@ -170,7 +201,7 @@ size_t fj_partials_take(void *out, size_t cap)
     if (!__atomic_load_n(&kept.pending, __ATOMIC_RELAXED) ||
         cap < sizeof kept.msg)
         return 0;
-    return take_kept(out, NULL);
+    return take_kept(out);
 }
 
 static void on_join_extra(int src, const void *bytes, size_t len)
@@ -200,29 +231,32 @@ void fj_partials_send(uint64_t region, uint64_t seq, const void *bytes,
                       size_t len)
 {
     partial_head_t head = {region, seq};
-    if (dsm_tp_peer_on_lane(0)) {
-        dsm_status_t st = dsm_tp_am_sendv(0, FJ_AM_REDUCE, &head, sizeof head,
-                                          bytes, len);
-        if (st != DSM_OK)
-            dsm_fatal("sending a reduction's partial result to node 0: %s",
-                      dsm_status_string(st));
+    /* without a progress thread nobody would answer a PULL while this
+     * node computes */
+    if (dsm_tp_peer_on_lane(0) || !dsm_config()->progress_thread) {
+        send_reduce_parts(&head, bytes, len);
         return;
     }
-    /* keep it for the join; one kept before goes now */
+    /* keep it for the join; one kept before goes now, and so does this
+     * one if node 0 already asked for it */
     _Alignas(16) unsigned char older[sizeof kept.msg];
-    size_t n = 0;
     kept_lock();
-    if (kept.pending) {
-        n = kept.len;
-        memcpy(older, kept.msg, n);
+    size_t n = take_kept_locked(older);
+    int asked = kept.pulled &&
+                memcmp(&kept.pulled_head, &head, sizeof head) == 0;
+    if (asked)
+        kept.pulled = 0;
+    else {
+        memcpy(kept.msg, &head, sizeof head);
+        memcpy(kept.msg + sizeof head, bytes, len);
+        kept.len = sizeof head + len;
+        kept.pending = 1;
     }
-    memcpy(kept.msg, &head, sizeof head);
-    memcpy(kept.msg + sizeof head, bytes, len);
-    kept.len = sizeof head + len;
-    kept.pending = 1;
     kept_unlock();
     if (n)
         send_reduce(older, n);
+    if (asked)
+        send_reduce_parts(&head, bytes, len);
 }
 
 const void *fj_partials_wait(int src, uint64_t region, uint64_t seq,
@@ -238,7 +272,8 @@ const void *fj_partials_wait(int src, uint64_t region, uint64_t seq,
         if (st != DSM_OK)
             dsm_fatal("asking node %d for a partial result: %s", src,
                       dsm_status_string(st));
-        dsm_tp_wait_flag(&s->full, "a reduction's partial result");
+        dsm_tp_wait_flag_on(&s->full, "a reduction's partial result", src,
+                            DSM_ACTIVITY_ABOUT_PARTIAL, region, seq);
     }
     if (s->region != region || s->seq != seq || s->len != len)
         dsm_fatal("node %d sent the partial result of reduction %llu of "

@@ -11,6 +11,7 @@
 
 #include "base_log.h"
 #include "fj_internal.h"
+#include "sys_activity.h"
 
 static __thread __attribute__((tls_model("initial-exec")))
     fj_thread_t *self_tls;
@@ -23,7 +24,12 @@ static fj_thread_t boot = {
 };
 
 fj_thread_t *fj_self_or_null(void) { return self_tls; }
-void fj_set_self(fj_thread_t *self) { self_tls = self; }
+void fj_set_self(fj_thread_t *self)
+{
+    self_tls = self;
+    /* the hang report names threads by their number in the node */
+    dsm_activity_thread_number(self->local);
+}
 
 fj_thread_t *fj_thread_create(int local)
 {

@@ -34,6 +34,7 @@
 #include <sched.h>
 #include <stdint.h>
 
+#include "base_activity.h"
 #include "fj_internal.h"
 #include "fj_partials.h"
 #include "fj_wait.h"
@@ -82,7 +83,9 @@ static int combine_in_node(fj_team_t *team, uint64_t seq, void *data,
         e->data = data;
         atomic_store_explicit(&e->count, 1, memory_order_relaxed);
         entry_unlock(e);
-        fj_wait_at_least(&e->count, members);
+        fj_wait_at_least_about(&e->count, members, "the other threads of "
+                               "this node in a reduction",
+                               DSM_ACTIVITY_ABOUT_PARTIAL, team->region, seq);
         entry_lock(e);
         e->seq = 0;
         entry_unlock(e);

@@ -199,6 +199,8 @@ void fj_leader_region(fj_thread_t *self)
     fj_member_run(self, team, team->first);
     fj_pool_wait_done(team->local_count);
     if (team->nodes == fj.size && fj.size > 1) {
+        /* node 0's serial code after this region labels its next epoch */
+        dsm_coh_epoch_next((uintptr_t)team->microtask | 1);
         fj_global_join();             /* one way: see the file header */
     } else if (team->nodes > 1) {
         if (fj.rank == 0) {
@@ -266,6 +268,7 @@ void fj_fork(const char *where, fj_microtask_t microtask, int argc,
     static _Alignas(8) char handoff[FJ_HANDOFF_BYTES];
     size_t handoff_len = 0;
     if (fj.size > 1) {
+        dsm_coh_epoch_next((uintptr_t)microtask);
         dsm_status_t st = dsm_coh_handoff_export(handoff, sizeof handoff,
                                                  &handoff_len);
         if (st != DSM_OK)

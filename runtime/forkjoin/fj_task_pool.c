@@ -48,10 +48,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base_activity.h"
 #include "base_log.h"
 #include "fj_partials.h"
 #include "fj_task.h"
 #include "fj_wait.h"
+#include "sys_activity.h"
 
 #define DEQUE_INITIAL 64
 
@@ -592,7 +594,13 @@ int fj_task_barrier_gather(fj_thread_t *self, uint32_t gen)
         atomic_store_explicit(&team->bar_arrived, 0, memory_order_relaxed);
     } else {
         barrier_wait_t w = {team, gen};
+        dsm_activity_saved_t saved;
+        dsm_activity_wait_about(&saved,
+                                "the other threads of this node at a barrier",
+                                -1, DSM_ACTIVITY_ABOUT_TEAM_BARRIER,
+                                team->region, self->barriers);
         fj_pool_wait(me, barrier_released, &w, NULL, 0);
+        dsm_activity_end(&saved);
     }
     me->tied_root = root;
     return last;

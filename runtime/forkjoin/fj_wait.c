@@ -10,6 +10,10 @@
  * word, the waker looks at the count after its store (both sequentially
  * consistent), so one of them sees the other.
  *
+ * The _about variants record the wait on the activity board (a few
+ * stores to the thread's own entry), only once the word did not already
+ * say go.
+ *
  * Layer: forkjoin.  Waits: application threads.  fj_wake_all: any thread,
  * including active-message handlers.
  */
@@ -23,6 +27,7 @@
 
 #include "fj_internal.h"
 #include "fj_partials.h"
+#include "sys_activity.h"
 
 /* One spin step; every 1024 steps the CPU is yielded, because with more
  * threads than cores (several nodes on one machine, or OMP_WAIT_POLICY=
@@ -78,4 +83,34 @@ void fj_wait_at_least(_Atomic uint32_t *word, uint32_t value)
                                                   memory_order_acquire)) -
                      value) < 0)
         futex_wait(word, seen);
+}
+
+static int reached(_Atomic uint32_t *word, uint32_t value)
+{
+    return (int32_t)(atomic_load_explicit(word, memory_order_acquire) -
+                     value) >= 0;
+}
+
+void fj_wait_change_about(_Atomic uint32_t *word, uint32_t value,
+                          const char *what, unsigned about, uint64_t arg,
+                          uint64_t arg2)
+{
+    if (atomic_load_explicit(word, memory_order_acquire) != value)
+        return;
+    dsm_activity_saved_t saved;
+    dsm_activity_wait_about(&saved, what, -1, about, arg, arg2);
+    fj_wait_change(word, value);
+    dsm_activity_end(&saved);
+}
+
+void fj_wait_at_least_about(_Atomic uint32_t *word, uint32_t value,
+                            const char *what, unsigned about, uint64_t arg,
+                            uint64_t arg2)
+{
+    if (reached(word, value))
+        return;
+    dsm_activity_saved_t saved;
+    dsm_activity_wait_about(&saved, what, -1, about, arg, arg2);
+    fj_wait_at_least(word, value);
+    dsm_activity_end(&saved);
 }

@@ -18,6 +18,15 @@
 void fj_wait_change(_Atomic uint32_t *word, uint32_t value);
 /* Return once *word is at least value (acquire). */
 void fj_wait_at_least(_Atomic uint32_t *word, uint32_t value);
+/* The same two, recorded on the activity board as waits for `what`
+ * (about, arg, arg2: see base_activity.h) once they have to wait at all:
+ * what the hang report says of the thread. */
+void fj_wait_change_about(_Atomic uint32_t *word, uint32_t value,
+                          const char *what, unsigned about, uint64_t arg,
+                          uint64_t arg2);
+void fj_wait_at_least_about(_Atomic uint32_t *word, uint32_t value,
+                            const char *what, unsigned about, uint64_t arg,
+                            uint64_t arg2);
 void fj_wake_all(_Atomic uint32_t *word);
 
 static inline void fj_cpu_relax(void)

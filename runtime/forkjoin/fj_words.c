@@ -22,6 +22,7 @@
 #include "fj_internal.h"
 #include "fj_partials.h"
 #include "fj_wait.h"
+#include "sys_activity.h"
 #include "transport.h"
 
 static __thread uint64_t result;
@@ -110,13 +111,25 @@ static void poll_pause(unsigned polls)
 void fj_word_wait(size_t off, uint64_t value)
 {
     fj_partials_flush();
+    if (fj_word_load(off) == value)
+        return;
+    dsm_activity_saved_t saved;   /* for the hang report */
+    dsm_activity_wait_about(&saved, "a control word", 0,
+                            DSM_ACTIVITY_ABOUT_WORD, off, value);
     for (unsigned polls = 0; fj_word_load(off) != value; polls++)
         poll_pause(polls);
+    dsm_activity_end(&saved);
 }
 
 void fj_word_wait_at_least(size_t off, uint64_t value)
 {
     fj_partials_flush();
+    if (fj_word_load(off) >= value)
+        return;
+    dsm_activity_saved_t saved;
+    dsm_activity_wait_about(&saved, "a control word", 0,
+                            DSM_ACTIVITY_ABOUT_WORD, off, value);
     for (unsigned polls = 0; fj_word_load(off) < value; polls++)
         poll_pause(polls);
+    dsm_activity_end(&saved);
 }

@@ -59,6 +59,11 @@ void fj_serialized_end(void);
 /* ---- synchronisation --------------------------------------------------- */
 
 void fj_barrier(void);
+/* The same, naming the construct (an address that is the same on every
+ * node and at every execution of it, e.g. its call site): the DSM learns
+ * what the code after it fetches and prefetches it the next time
+ * (coh_prefetch.c). */
+void fj_barrier_at(const void *construct);
 /* Non-zero for the one thread that executes the single construct. */
 int  fj_single_begin(void);
 /* Broadcast the single thread's variables: data is its list of pointers

@@ -274,6 +274,7 @@ static int run(const dsm_launch_options_t *options)
     l->job = (dsm_launch_job_t){
         .nodes = nodes,
         .kill_grace_s = options->kill_grace_s,
+        .timeout_s = options->timeout_s,
         .verbose = options->verbose,
         .signal_fd = -1,
     };

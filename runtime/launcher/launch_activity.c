@@ -5,10 +5,13 @@
 #include "launch_activity.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "base_activity.h"
+#include "launch_report.h"
 
 static const unsigned char *board;
 static size_t board_size;
@@ -48,6 +51,34 @@ size_t dsm_launch_activity_describe(int rank, char *buf, size_t len)
     return dsm_activity_describe_node(board + (size_t)rank *
                                                   DSM_ACTIVITY_BLOCK,
                                       buf, len);
+}
+
+void dsm_launch_activity_report(int rank, const char *host)
+{
+    char where[300] = "";
+    if (host && host[0])
+        snprintf(where, sizeof where, " on host %s", host);
+    if (!board || rank < 0 || rank >= board_nodes) {
+        dsm_launch_say("node %d%s: no activity board", rank, where);
+        return;
+    }
+    const dsm_activity_entry_t *entries =
+        (const void *)(board + (size_t)rank * DSM_ACTIVITY_BLOCK);
+    int lines = 0;
+    for (int i = 0; i < DSM_ACTIVITY_SLOTS; i++) {
+        /* a copy: the thread may change its entry while we read */
+        dsm_activity_entry_t e;
+        memcpy(&e, &entries[i], sizeof e);
+        char thread[64], doing[512];
+        if (dsm_activity_describe_thread(&e, thread, sizeof thread) == 0 ||
+            dsm_activity_describe(&e, doing, sizeof doing) == 0)
+            continue;
+        dsm_launch_say("node %d%s %s: %s", rank, where, thread, doing);
+        lines++;
+    }
+    if (lines == 0)
+        dsm_launch_say("node %d%s: no thread has recorded anything yet",
+                       rank, where);
 }
 
 void dsm_launch_activity_destroy(void)

@@ -388,6 +388,12 @@ static int take_command(agent_t *a, const char *rec)
         if (copy_text(a->rendezvous, sizeof a->rendezvous, rec + 1) != 0)
             return say_fail(a, "rendezvous address too long");
         return start_node(a) == 0 ? -1 : EXIT_AGENT;
+    case DSM_AGENT_REC_REPORT:
+        if (a->node)
+            dsm_launch_activity_report(a->rank, a->host[0] ? a->host : "?");
+        else
+            say_fail(a, "not started yet");
+        return -1;
     case DSM_AGENT_REC_SIGNAL:
         if (parse_int(rec + 1, 1, NSIG - 1, &sig) != 0)
             return -1;

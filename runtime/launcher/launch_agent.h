@@ -12,6 +12,10 @@
  *             p<program path> a<arg>... e<NAME=VALUE>... .
  *     later:  R<host:port>   the rendezvous (the node starts)
  *             S<signal>      forward this signal to the node
+ *             Q              print the hang report of the node: what each
+ *                            of its threads is doing (its board), one
+ *                            "dsmrun: node R on host H thread T ..." line
+ *                            each on the agent's stderr
  *     end of file: dsmrun, its ssh or srun is gone: SIGKILL the node.
  *   agent -> dsmrun, one line on standard output before the program's:
  *     "dsmrun-agent rendezvous HOST:PORT" from rank 0 once it listens;
@@ -53,6 +57,7 @@ enum {
     DSM_AGENT_REC_END = '.',
     DSM_AGENT_REC_RENDEZVOUS = 'R',
     DSM_AGENT_REC_SIGNAL = 'S',
+    DSM_AGENT_REC_REPORT = 'Q',
 };
 
 /* Runs the agent; returns the exit status. */

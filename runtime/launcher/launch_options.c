@@ -26,6 +26,7 @@ enum {
     OPT_INTERFACE,
     OPT_LOCAL,
     OPT_NODE_AGENT,
+    OPT_TIMEOUT,
 };
 
 static dsm_launcher_config_t launcher_config;   /* strings outlive parse */
@@ -34,6 +35,7 @@ static const struct option long_options[] = {
     {"nodes",      required_argument, NULL, 'n'},
     {"threads",    required_argument, NULL, 't'},
     {"kill-grace", required_argument, NULL, OPT_KILL_GRACE},
+    {"timeout",    required_argument, NULL, OPT_TIMEOUT},
     {"hosts",      required_argument, NULL, OPT_HOSTS},
     {"hostfile",   required_argument, NULL, OPT_HOSTFILE},
     {"ssh",        required_argument, NULL, OPT_SSH},
@@ -67,6 +69,10 @@ void dsm_launch_print_help(FILE *stream)
 "      --kill-grace SECS   after a failure or a forwarded signal, wait SECS\n"
 "                          seconds (0 to %d) before sending SIGKILL to\n"
 "                          the job (default: DSM_KILL_GRACE, else %d)\n"
+"      --timeout SECS      end the job when it has run SECS seconds (1 to\n"
+"                          %d; 0: never), first printing what every thread\n"
+"                          of every node waits for (default: DSM_JOB_TIMEOUT,\n"
+"                          else 0)\n"
 "      --hosts H1,H2[:S],..  start the nodes on these hosts over ssh, S slots\n"
 "                          (nodes) per host, default 1; -n defaults to the\n"
 "                          total; ranks fill the hosts in order\n"
@@ -107,6 +113,7 @@ void dsm_launch_print_help(FILE *stream)
 "\n"
 "Read by dsmrun:\n"
 "  DSM_KILL_GRACE          default of --kill-grace\n"
+"  DSM_JOB_TIMEOUT         default of --timeout\n"
 "  DSM_SSH, DSM_INTERFACE, DSM_HOSTFILE, DSM_PASS_ENV   see above\n"
 "  SLURM_JOB_ID            set: start the nodes with srun, one per allocated\n"
 "                          node (-n at most the allocation's node count)\n"
@@ -119,8 +126,10 @@ void dsm_launch_print_help(FILE *stream)
 "on a command line.\n"
 "\n"
 "Behaviour:\n"
-"  The nodes form one process group.  SIGINT, SIGTERM, SIGHUP and SIGQUIT\n"
-"  received by dsmrun are forwarded to it.  When a node exits with a\n"
+"  The nodes form one process group.  SIGINT, SIGTERM and SIGHUP\n"
+"  received by dsmrun are forwarded to it.  SIGQUIT (and --timeout) first\n"
+"  prints the hang report, one line per thread of every node saying what\n"
+"  it waits for, then ends the job with SIGTERM.  When a node exits with a\n"
 "  non-zero status or is killed by a signal, dsmrun names it and what it\n"
 "  was doing, sends SIGTERM (and SIGCONT) to the others and SIGKILL after\n"
 "  the grace period.  Processes left in the job's process group after the\n"
@@ -132,9 +141,11 @@ void dsm_launch_print_help(FILE *stream)
 "\n"
 "Exit status: 0 when every node exits 0; otherwise the status of the node\n"
 "that failed first (128+N when killed by signal N); 128+N when dsmrun\n"
-"received signal N; 2 for a usage error; 1 when dsmrun itself fails.\n",
+"received signal N; %d when --timeout ended the job; 2 for a usage error;\n"
+"1 when dsmrun itself fails.\n",
             DSM_LAUNCH_MAX_NODES, DSM_LAUNCH_MAX_THREADS,
-            DSM_LAUNCH_MAX_KILL_GRACE, DSM_LAUNCH_DEFAULT_KILL_GRACE);
+            DSM_LAUNCH_MAX_KILL_GRACE, DSM_LAUNCH_DEFAULT_KILL_GRACE,
+            DSM_LAUNCH_MAX_TIMEOUT, DSM_LAUNCH_EXIT_TIMEOUT);
 }
 
 void dsm_launch_print_version(FILE *stream)
@@ -202,6 +213,11 @@ dsm_status_t dsm_launch_options_parse(int argc, char **argv,
         parse_count("DSM_KILL_GRACE", grace_env, 0, DSM_LAUNCH_MAX_KILL_GRACE,
                     &opts.kill_grace_s) != DSM_OK)
         return DSM_ERR_INVALID;
+    const char *timeout_env = getenv("DSM_JOB_TIMEOUT");
+    if (timeout_env && *timeout_env &&
+        parse_count("DSM_JOB_TIMEOUT", timeout_env, 0, DSM_LAUNCH_MAX_TIMEOUT,
+                    &opts.timeout_s) != DSM_OK)
+        return DSM_ERR_INVALID;
 
     opterr = 0;   /* our own one-line messages instead of getopt's */
     optind = 1;
@@ -245,6 +261,11 @@ dsm_status_t dsm_launch_options_parse(int argc, char **argv,
         case 't':
             if (parse_count("thread count", optarg, 1, DSM_LAUNCH_MAX_THREADS,
                             &opts.threads) != DSM_OK)
+                return DSM_ERR_INVALID;
+            break;
+        case OPT_TIMEOUT:
+            if (parse_count("timeout", optarg, 0, DSM_LAUNCH_MAX_TIMEOUT,
+                            &opts.timeout_s) != DSM_OK)
                 return DSM_ERR_INVALID;
             break;
         case OPT_KILL_GRACE:

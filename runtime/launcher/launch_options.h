@@ -16,6 +16,9 @@
 #define DSM_LAUNCH_MAX_THREADS        1024   /* DSM_THREADS limit of base */
 #define DSM_LAUNCH_MAX_KILL_GRACE     3600
 #define DSM_LAUNCH_DEFAULT_KILL_GRACE 2
+#define DSM_LAUNCH_MAX_TIMEOUT        (366 * 24 * 3600)
+/* dsmrun's exit status when --timeout ended the job (as timeout(1)) */
+#define DSM_LAUNCH_EXIT_TIMEOUT       124
 
 typedef enum dsm_launch_action {
     DSM_LAUNCH_RUN = 0,
@@ -46,14 +49,15 @@ typedef struct dsm_launch_options {
     int pass_count;
     int threads;              /* -t, default 1 */
     int kill_grace_s;         /* --kill-grace, else DSM_KILL_GRACE, else 2 */
+    int timeout_s;            /* --timeout, else DSM_JOB_TIMEOUT; 0: none */
     int verbose;              /* -v */
     char **program_argv;      /* the program and its arguments (points into
                                  main's argv, NULL-terminated); NULL unless
                                  action is DSM_LAUNCH_RUN */
 } dsm_launch_options_t;
 
-/* Parse main's arguments (and DSM_KILL_GRACE, DSM_SSH, DSM_INTERFACE,
- * DSM_PASS_ENV, DSM_HOSTFILE, SLURM_JOB_ID).  On a bad option, a bad
+/* Parse main's arguments (and DSM_KILL_GRACE, DSM_JOB_TIMEOUT, DSM_SSH,
+ * DSM_INTERFACE, DSM_PASS_ENV, DSM_HOSTFILE, SLURM_JOB_ID).  On a bad option, a bad
  * value or a missing program, prints one line starting with "dsmrun: " on
  * stderr and returns DSM_ERR_INVALID. */
 dsm_status_t dsm_launch_options_parse(int argc, char **argv,

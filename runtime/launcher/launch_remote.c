@@ -480,6 +480,13 @@ void dsm_launch_remote_signal(dsm_launch_job_t *job, int sig)
                         text);
 }
 
+void dsm_launch_remote_report(dsm_launch_job_t *job)
+{
+    for (int i = 0; i < job->node_count; i++)
+        if (job->nodes[i].running && job->nodes[i].lifeline_fd >= 0)
+            send_record(job->nodes[i].lifeline_fd, DSM_AGENT_REC_REPORT, "");
+}
+
 void dsm_launch_remote_drain(dsm_launch_job_t *job)
 {
     for (int i = 0; i < job->node_count; i++) {

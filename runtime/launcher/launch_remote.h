@@ -5,7 +5,8 @@
  *
  * Layer: launcher.  Entry points: dsm_launch_remote_start (once, instead
  * of the local forks), then from the supervision loop
- * dsm_launch_remote_output, dsm_launch_remote_signal and
+ * dsm_launch_remote_output, dsm_launch_remote_signal,
+ * dsm_launch_remote_report and
  * dsm_launch_remote_drain; dsm_launch_remote_close at the end.  dsmrun's
  * main thread only.  The protocol is described in launch_agent.h.
  */
@@ -44,6 +45,10 @@ dsm_status_t dsm_launch_remote_start(const dsm_launch_remote_t *r,
  * rendezvous is then sent to every agent), then the node's output,
  * copied to dsmrun's standard output. */
 void dsm_launch_remote_output(dsm_launch_job_t *job, int index);
+
+/* Ask every agent for the hang report of its node (the agents print the
+ * lines; records reach an agent in order, so before a signal sent after). */
+void dsm_launch_remote_report(dsm_launch_job_t *job);
 
 /* Forward `sig` to every remote node through its agent. */
 void dsm_launch_remote_signal(dsm_launch_job_t *job, int sig);

@@ -21,6 +21,7 @@
 #include "base_log.h"
 #include "base_time.h"
 #include "launch_activity.h"
+#include "launch_options.h"
 #include "launch_remote.h"
 #include "launch_report.h"
 
@@ -33,6 +34,7 @@ typedef struct supervisor {
     int ending;             /* SIGTERM or a forwarded signal has been sent */
     int kill_sent;          /* SIGKILL has been sent */
     uint64_t deadline_ns;   /* next escalation while ending */
+    uint64_t job_deadline_ns;  /* --timeout; 0: none */
     int exit_status;
     int failure_seen;       /* exit_status names a failed node or a signal */
     int culprit_class;      /* failure_class of the node exit_status names */
@@ -217,8 +219,52 @@ static void reap_children(supervisor_t *s)
     begin_ending(s, SIGTERM);
 }
 
+/* What every thread of every node is doing: from dsmrun's board for
+ * local nodes; remote nodes' agents print their own node's lines. */
+static void hang_report(supervisor_t *s)
+{
+    dsm_launch_job_t *job = s->job;
+    if (job->remote) {
+        dsm_launch_remote_report(job);
+        return;
+    }
+    for (int rank = 0; rank < job->node_count; rank++) {
+        if (job->nodes[rank].running)
+            dsm_launch_activity_report(rank, NULL);
+        else
+            dsm_launch_say("node %d: has ended", rank);
+    }
+}
+
+/* SIGQUIT or --timeout: the report, then the job ends with SIGTERM. */
+static void end_hung_job(supervisor_t *s, int exit_status)
+{
+    hang_report(s);
+    if (!s->failure_seen) {
+        s->exit_status = exit_status;
+        s->culprit_class = INT_MAX;   /* the user's limit explains it all */
+        s->failure_seen = 1;
+    }
+    if (!s->ending)
+        begin_ending(s, SIGTERM);
+}
+
+static void time_out(supervisor_t *s)
+{
+    s->job_deadline_ns = 0;
+    dsm_launch_say("the job ran longer than --timeout %d s; what every "
+                   "thread is doing:", s->job->timeout_s);
+    end_hung_job(s, DSM_LAUNCH_EXIT_TIMEOUT);
+}
+
 static void forward_signal(supervisor_t *s, int sig)
 {
+    if (sig == SIGQUIT) {
+        dsm_launch_say("received signal %d (%s); what every thread is "
+                       "doing:", sig, strsignal(sig));
+        end_hung_job(s, 128 + sig);
+        return;
+    }
     if (!s->ending)
         dsm_launch_say("received signal %d (%s); ending the job", sig,
                        strsignal(sig));
@@ -310,6 +356,8 @@ dsm_status_t dsm_launch_signals_capture(sigset_t *previous_mask,
 dsm_status_t dsm_launch_supervise(dsm_launch_job_t *job, int *exit_status)
 {
     supervisor_t s = {.job = job, .running = job->node_count};
+    if (job->timeout_s > 0)
+        s.job_deadline_ns = dsm_now_ns() + (uint64_t)job->timeout_s * NS_PER_S;
     sigemptyset(&s.sent);
     s.reaped_now = calloc((size_t)job->node_count, 1);
     s.pollfds = calloc((size_t)job->node_count + 1, sizeof *s.pollfds);
@@ -341,6 +389,15 @@ dsm_status_t dsm_launch_supervise(dsm_launch_job_t *job, int *exit_status)
             }
             timeout_ms = (int)((s.deadline_ns - now + NS_PER_MS - 1) /
                                NS_PER_MS);
+        } else if (s.job_deadline_ns) {
+            uint64_t now = dsm_now_ns();
+            if (now >= s.job_deadline_ns) {
+                time_out(&s);
+                continue;
+            }
+            uint64_t left_ms = (s.job_deadline_ns - now + NS_PER_MS - 1) /
+                               NS_PER_MS;
+            timeout_ms = left_ms > INT_MAX ? INT_MAX : (int)left_ms;
         }
 
         struct pollfd *pfd = s.pollfds;

@@ -40,6 +40,7 @@ typedef struct dsm_launch_job {
     pid_t process_group;        /* the job's group: node 0's pid */
     int signal_fd;              /* from dsm_launch_signals_capture */
     int kill_grace_s;
+    int timeout_s;              /* end the job after this long; 0: never */
     int verbose;
     int remote;                 /* nodes run behind ssh or srun agents */
     char rendezvous[DSM_LAUNCH_LABEL_MAX]; /* remote: from node 0's agent */
@@ -60,6 +61,10 @@ dsm_status_t dsm_launch_signals_capture(sigset_t *previous_mask,
  * The first node that fails (non-zero exit or signal) is named on stderr,
  * the others get SIGTERM and, after the grace period, SIGKILL; forwarded
  * signals go to the group, followed by SIGKILL after the grace period.
+ * SIGQUIT, and a job that runs longer than job->timeout_s, print the hang
+ * report (what every thread of every node is doing, from the activity
+ * boards) and end the job with SIGTERM; *exit_status is then 131 or
+ * DSM_LAUNCH_EXIT_TIMEOUT.
  * A node that then dies of a signal dsmrun did not send is named too.
  * *exit_status: 0; the failed node's status (128+N for signal N), where a
  * node killed by a signal counts before one that ended with the runtime's

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "base_config.h"
@@ -71,16 +72,20 @@ static dsm_activity_entry_t *entry(void)
         if (slot < DSM_ACTIVITY_SLOTS)
             e = &block[slot];
     }
+    e->thread = -1;
+    e->tid = (int32_t)syscall(SYS_gettid);   /* async-signal-safe */
     mine = e;
     return e;
 }
 
 static void set(uint32_t kind, int32_t peer, uint64_t arg, uint32_t seg,
-                const char *what)
+                const char *what, uint32_t about, uint64_t arg2)
 {
     dsm_activity_entry_t *e = entry();
     e->peer = peer;
     e->arg = arg;
+    e->arg2 = arg2;
+    e->about = about;
     e->segment = seg;
     if (what != current_what) {
         if (what) {
@@ -101,44 +106,55 @@ static void save(dsm_activity_saved_t *saved)
     saved->kind = e->kind;
     saved->peer = e->peer;
     saved->arg = e->arg;
+    saved->arg2 = e->arg2;
+    saved->about = e->about;
     saved->segment = e->segment;
     saved->what = current_what;
 }
 
 void dsm_activity_computing(void)
 {
-    set(DSM_ACTIVITY_COMPUTING, -1, 0, 0, NULL);
+    set(DSM_ACTIVITY_COMPUTING, -1, 0, 0, NULL, 0, 0);
 }
 
 void dsm_activity_starting(void)
 {
-    set(DSM_ACTIVITY_STARTING, -1, 0, 0, NULL);
+    set(DSM_ACTIVITY_STARTING, -1, 0, 0, NULL, 0, 0);
 }
 
 void dsm_activity_finishing(void)
 {
-    set(DSM_ACTIVITY_FINISHING, -1, 0, 0, NULL);
+    set(DSM_ACTIVITY_FINISHING, -1, 0, 0, NULL, 0, 0);
 }
 
 void dsm_activity_wait_begin(dsm_activity_saved_t *saved, const char *what,
                              int peer)
 {
     save(saved);
-    set(DSM_ACTIVITY_WAITING, peer, 0, 0, what);
+    set(DSM_ACTIVITY_WAITING, peer, 0, 0, what, 0, 0);
+}
+
+void dsm_activity_wait_about(dsm_activity_saved_t *saved, const char *what,
+                             int peer, uint32_t about, uint64_t arg,
+                             uint64_t arg2)
+{
+    save(saved);
+    set(DSM_ACTIVITY_WAITING, peer, arg, 0, what, about, arg2);
 }
 
 void dsm_activity_fetch_begin(dsm_activity_saved_t *saved, int peer,
                               uint32_t seg, uint64_t offset)
 {
     save(saved);
-    set(DSM_ACTIVITY_FETCHING, peer, offset, seg, current_what);
+    set(DSM_ACTIVITY_FETCHING, peer, offset, seg, current_what, 0, 0);
 }
 
 void dsm_activity_end(const dsm_activity_saved_t *saved)
 {
     uint32_t kind = saved->kind == DSM_ACTIVITY_UNUSED
                         ? DSM_ACTIVITY_COMPUTING : saved->kind;
-    set(kind, saved->peer, saved->arg, saved->segment, saved->what);
+    set(kind, saved->peer, saved->arg, saved->segment, saved->what,
+        saved->about, saved->arg2);
 }
 
 void dsm_activity_lock(uint64_t lock_id, int delta)
@@ -151,4 +167,9 @@ void dsm_activity_lock(uint64_t lock_id, int delta)
         e->locks_held--;
     }
     e->changes++;
+}
+
+void dsm_activity_thread_number(int number)
+{
+    entry()->thread = number;
 }

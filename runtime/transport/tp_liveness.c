@@ -355,6 +355,15 @@ int tp_live_heartbeat(void)
             continue;
         uint64_t heard = tp.peers[r].last_heard_ns;
         if (now > heard && now - heard >= limit_ns) {
+            /* this thread may itself have been off the CPU for that long
+             * (a loaded machine): read what waits before calling the
+             * peer silent */
+            tp_live_readable(r);
+            if (!expects_heartbeats(r))
+                continue;   /* its normal end was waiting there */
+            heard = tp.peers[r].last_heard_ns;
+        }
+        if (now > heard && now - heard >= limit_ns) {
             char why[160];
             snprintf(why, sizeof why, "timed out: nothing heard from it for "
                      "%u s (DSM_TIMEOUT): it is stopped, or its host or "

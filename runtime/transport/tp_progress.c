@@ -1,10 +1,11 @@
 /*
  * tp_progress.c - progress calls and bounded waits.
  *
- * Layer: transport.  Entry points: dsm_tp_progress, dsm_tp_wait_flag(_for),
- * dsm_tp_idle, and internally tp_progress_once, tp_wait_*, tp_wait_request
- * (every blocking operation), tp_sleep_for_events (the progress thread and
- * the start-up and shut-down barriers), tp_wake_thread.
+ * Layer: transport.  Entry points: dsm_tp_progress,
+ * dsm_tp_wait_flag(_for, _on), dsm_tp_idle, and internally
+ * tp_progress_once, tp_wait_*, tp_wait_request (every blocking operation),
+ * tp_sleep_for_events (the progress thread and the start-up and shut-down
+ * barriers), tp_wake_thread.
  *
  * A thread waiting inside the runtime polls: it calls ucp_worker_progress
  * itself until its operation completes, which is the fastest reaction and
@@ -197,21 +198,28 @@ int dsm_tp_progress(void)
     return tp_progress_once() > 0;
 }
 
-void dsm_tp_wait_flag(const volatile int *flag, const char *what)
+void dsm_tp_wait_flag_on(const volatile int *flag, const char *what,
+                         int peer, unsigned about, uint64_t arg,
+                         uint64_t arg2)
 {
     if (__atomic_load_n(flag, __ATOMIC_ACQUIRE))
         return;
     tp_check_not_in_handler("dsm_tp_wait_flag");
     dsm_activity_saved_t saved;
-    dsm_activity_wait_begin(&saved, what, -1);
+    dsm_activity_wait_about(&saved, what, peer, about, arg, arg2);
     tp_wait_t w;
     tp_wait_begin(&w);
     while (!__atomic_load_n(flag, __ATOMIC_ACQUIRE)) {
         tp_progress_once();
-        tp_wait_check(&w, what, -1);
+        tp_wait_check(&w, what, -1);   /* what names the node already */
     }
     tp_wait_end(&w);
     dsm_activity_end(&saved);
+}
+
+void dsm_tp_wait_flag(const volatile int *flag, const char *what)
+{
+    dsm_tp_wait_flag_on(flag, what, -1, DSM_ACTIVITY_ABOUT_NONE, 0, 0);
 }
 
 int dsm_tp_wait_flag_for(const volatile int *flag, const char *what,

@@ -12,10 +12,23 @@
  * this host that tp_direct.c mapped (a get through tp_direct_copy.c, which
  * copies pages new here from file to file).  Everything else goes through
  * ucp_get_nbx / ucp_put_nbx on the peer's endpoint and remote key, and a
- * blocking call polls until completion (tp_wait_request).  A blocking put
- * is followed by an endpoint flush, because a completed put only means the
- * source buffer is free again; the flush means the data is visible at the
- * target.  Memory type HOST is given so UCX does not probe the buffer.
+ * blocking call polls until completion (tp_wait_request).  Memory type
+ * HOST is given so UCX does not probe the buffer.
+ *
+ * Completing a put takes two steps, in this order: the put's own request
+ * completes (UCX has sent it; its source buffer is free), then an endpoint
+ * flush (the data is visible at the target).  The order matters where UCX
+ * emulates puts with messages (shared memory, TCP: the target's progress
+ * writes and acknowledges): a put that found the target's receive queue
+ * full waits in UCX's pending queue, and UCX 1.13 counts only puts already
+ * sent.  Its worker flush then returned at once with such a put unsent (the
+ * shared-memory interface's flush ignores the pending queue), so
+ * dsm_tp_flush(-1) reported puts complete whose data had not left this
+ * node (reliability.md, "Hangs under load"; node_tp_flush.c).  So a
+ * non-blocking put keeps its request in a table of the calling thread
+ * (TLS, fixed size: the fault handler may put), a flush first waits for
+ * the thread's puts to be sent and then flushes each endpoint in turn;
+ * the worker flush is not used.
  */
 #include <stdatomic.h>
 #include <string.h>
@@ -111,6 +124,26 @@ static dsm_status_t start_put(int rank, dsm_tp_segment_t seg,
     return DSM_OK;
 }
 
+/* This thread's non-blocking puts whose requests have not completed. */
+#define PUTS_TRACKED 128
+static TP_THREAD_LOCAL struct {
+    unsigned count;
+    dsm_status_t error;              /* the first failure, for the flush */
+    ucs_status_ptr_t req[PUTS_TRACKED];
+} unsent;
+
+/* Wait until every tracked put was sent (local completion). */
+static void wait_puts_sent(void)
+{
+    for (unsigned i = 0; i < unsent.count; i++) {
+        dsm_status_t st = tp_wait_request(unsent.req[i], "the send of a put",
+                                          -1);
+        if (st != DSM_OK && unsent.error == DSM_OK)
+            unsent.error = st;
+    }
+    unsent.count = 0;
+}
+
 dsm_status_t dsm_tp_put(int rank, dsm_tp_segment_t seg, uint64_t offset,
                         const void *local, size_t len)
 {
@@ -119,12 +152,13 @@ dsm_status_t dsm_tp_put(int rank, dsm_tp_segment_t seg, uint64_t offset,
     dsm_status_t st = start_put(rank, seg, offset, local, len, &put);
     if (st != DSM_OK || rank == tp.rank || len == 0)
         return st;
+    /* sent first: a flush does not wait for a put still queued in UCX */
+    st = tp_wait_request(put, "a put to", rank);
+    if (st != DSM_OK)
+        return st;
     ucs_status_ptr_t flush = ucp_ep_flush_nbx(tp.peers[rank].ep,
                                               &host_memory);
-    st = tp_wait_request(flush, "a put to", rank);
-    /* the flush completed, so the put has too */
-    dsm_status_t put_st = tp_wait_request(put, "a put to", rank);
-    return st != DSM_OK ? st : put_st;
+    return tp_wait_request(flush, "a put to", rank);
 }
 
 dsm_status_t dsm_tp_put_nb(int rank, dsm_tp_segment_t seg, uint64_t offset,
@@ -133,11 +167,18 @@ dsm_status_t dsm_tp_put_nb(int rank, dsm_tp_segment_t seg, uint64_t offset,
     tp_check_not_in_handler("dsm_tp_put_nb");
     ucs_status_ptr_t put;
     dsm_status_t st = start_put(rank, seg, offset, local, len, &put);
-    /* UCX releases the request when it completes; errors surface in the
-     * next flush */
-    if (put)
-        ucp_request_free(put);
+    if (put) {
+        if (unsent.count == PUTS_TRACKED)
+            wait_puts_sent();
+        unsent.req[unsent.count++] = put;
+    }
     return st;
+}
+
+static dsm_status_t flush_peer(int rank)
+{
+    ucs_status_ptr_t req = ucp_ep_flush_nbx(tp.peers[rank].ep, &host_memory);
+    return tp_wait_request(req, "a flush of operations to", rank);
 }
 
 dsm_status_t dsm_tp_flush(int rank)
@@ -150,10 +191,16 @@ dsm_status_t dsm_tp_flush(int rank)
         if (st != DSM_OK)
             return st;
     }
+    wait_puts_sent();
+    dsm_status_t st = unsent.error;
+    unsent.error = DSM_OK;
     if (!tp.worker || rank == tp.rank)
-        return DSM_OK;   /* own memory is written synchronously */
-    ucs_status_ptr_t req =
-        rank == -1 ? ucp_worker_flush_nbx(tp.worker, &host_memory)
-                   : ucp_ep_flush_nbx(tp.peers[rank].ep, &host_memory);
-    return tp_wait_request(req, "a flush of operations to", rank);
+        return st;   /* own memory is written synchronously */
+    for (int r = rank == -1 ? 0 : rank; r < tp.size && st == DSM_OK; r++) {
+        if (r != tp.rank && tp.peers[r].ep)
+            st = flush_peer(r);
+        if (rank != -1)
+            break;
+    }
+    return st;
 }

@@ -36,6 +36,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base_activity.h"   /* dsm_activity_about_t for dsm_tp_wait_flag_on */
 #include "dsm.h"
 
 /* Registered memory segments: every node registers the same segments, so a
@@ -122,11 +123,13 @@ dsm_status_t dsm_tp_get(int rank, dsm_tp_segment_t seg, uint64_t offset,
                         void *local, size_t len);
 dsm_status_t dsm_tp_put(int rank, dsm_tp_segment_t seg, uint64_t offset,
                         const void *local, size_t len);
-/* Non-blocking put: the buffer must stay valid until dsm_tp_flush(rank). */
+/* Non-blocking put: the buffer must stay valid until the same thread's
+ * next dsm_tp_flush. */
 dsm_status_t dsm_tp_put_nb(int rank, dsm_tp_segment_t seg, uint64_t offset,
                            const void *local, size_t len);
-/* Complete every outstanding operation to rank (-1: to every rank),
- * remote completion included. */
+/* Complete the calling thread's non-blocking puts and every outstanding
+ * operation to rank (-1: to every rank), remote completion included: the
+ * data is visible at the target when it returns. */
 dsm_status_t dsm_tp_flush(int rank);
 
 /* ---- remote atomics (offset must be naturally aligned) ------------------ */
@@ -159,6 +162,13 @@ int dsm_tp_progress(void);
  * when a peer fails; without a progress thread also after DSM_TIMEOUT, with
  * a message naming what was awaited. */
 void dsm_tp_wait_flag(const volatile int *flag, const char *what);
+/* The same, recorded on the activity board with the node awaited (-1:
+ * none in particular) and what the wait is about (about: a
+ * dsm_activity_about_t of base_activity.h, with its arg and arg2), for
+ * the hang report. */
+void dsm_tp_wait_flag_on(const volatile int *flag, const char *what,
+                         int peer, unsigned about, uint64_t arg,
+                         uint64_t arg2);
 /* The same for at most ns nanoseconds: returns whether *flag was set. */
 int dsm_tp_wait_flag_for(const volatile int *flag, const char *what,
                          uint64_t ns);

@@ -8,8 +8,9 @@
  * barriers than that path takes (cluster lock).  A nowait reduction
  * followed by a wait on a flag that node 0's master sets after it: a
  * partial result a node keeps back for its join (no same-host lane) must
- * reach node 0 all the same, or the job hangs.  The results are printed
- * for the libomp cross-check.
+ * reach node 0 all the same, or the job hangs; so must one that node 0
+ * asked for before the node made it (the last thread is slow to reach
+ * the reduction).  The results are printed for the libomp cross-check.
  *
  * Test program (dsmcc, dsmrun).  Exit status 0 when everything matched.
  */
@@ -273,6 +274,40 @@ static void reduction_then_flag(void)
     RESULT("flag %ld", sum);
 }
 
+/* The same, but the last thread reaches the reduction late: node 0's
+ * master has asked for the partial result (PULL, after 200 us) before the
+ * last node made it. */
+static void late_reduction_then_flag(void)
+{
+    long sum = 0;
+    int flag = 0;
+#pragma omp parallel shared(flag)
+    {
+        int me = omp_get_thread_num(), last = omp_get_num_threads() - 1;
+        if (me == last) {
+            double t0 = omp_get_wtime();
+            while (omp_get_wtime() - t0 < 0.005)
+                ;
+        }
+#pragma omp for schedule(static) reduction(+ : sum) nowait
+        for (int i = 0; i < N; i++)
+            sum += i;
+        if (me == 0 && last > 0) {
+#pragma omp atomic write
+            flag = 1;
+        }
+        if (me == last && last > 0) {
+            int seen = 0;
+            while (!seen) {
+#pragma omp atomic read
+                seen = flag;
+            }
+        }
+    }
+    CHECK_EQ_LONG(sum, (long)N * (N - 1) / 2);
+    RESULT("late flag %ld", sum);
+}
+
 int main(int argc, char **argv)
 {
     (void)argv;
@@ -281,5 +316,6 @@ int main(int argc, char **argv)
     in_region();
     arrays_and_runs(argc + 4);
     reduction_then_flag();
+    late_reduction_then_flag();
     return check_status("omp_reduction");
 }

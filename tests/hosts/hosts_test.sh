@@ -246,6 +246,63 @@ bad_input() {
 hosts_require_root
 [ -x "${DSMRUN:-}" ] || fail "DSMRUN is not set"
 
+
+# hang_report_case HOW: the lock deadlock of omp_deadlock on 2 hosts.
+# With --timeout 10, dsmrun exits 124 after the hang report, in which each
+# node's agent printed its node's thread: waiting for the lock the other
+# holds; then with SIGQUIT to dsmrun once node 1's board (on host 2, read
+# through its agent) shows the wait: exit 131 and the same report.
+hang_report_case() {
+  local how=$1 out=$HOSTS_TMP/out status t state agent
+  local expect0 expect1
+  expect0="node 0 on host [^ ]* thread 0 \(tid [0-9]+\): waiting for a lock grant from node 0 \(lock [0-9]+ of node 0\) while holding 1 lock"
+  expect1="node 1 on host [^ ]* thread 0 \(tid [0-9]+\): waiting for a lock grant from node 0 \(lock [0-9]+ of node 0\) while holding 1 lock"
+  run_deadlock() {
+    if [ "$how" = ssh ]; then
+      hosts_run 1 "$DSMRUN" "$@" --hosts "$(hostlist 2)" "$OMP_DEADLOCK" locks
+    else
+      hosts_run 1 env $HOSTS_SLURM_ENV salloc -Q -N 2 "$DSMRUN" "$@" \
+        "$OMP_DEADLOCK" locks
+    fi
+  }
+  local start=$SECONDS
+  run_deadlock --timeout 10 > "$out" 2>&1
+  status=$?
+  cat "$out"
+  echo "figure: --timeout 10 over $how: dsmrun exited $status after $((SECONDS - start)) s"
+  [ $status -eq 124 ] || fail "dsmrun --timeout exited $status, not 124"
+  grep -q "the job ran longer than --timeout 10 s" "$out" || fail "no timeout message"
+  grep -Eq "$expect0" "$out" || fail "node 0's agent did not report its thread"
+  grep -Eq "$expect1" "$out" || fail "node 1's agent did not report its thread"
+  no_sanitizer_report "$out"
+  expect_nothing_left
+
+  run_deadlock > "$out" 2>&1 &
+  local launcher=$! pid dsmrun_pid=
+  wait_running 2 omp_deadlock
+  for pid in $(hosts_procs 1 dsmrun); do
+    grep -q -- --node-agent /proc/$pid/cmdline || dsmrun_pid=$pid
+  done
+  [ -n "$dsmrun_pid" ] || fail "no dsmrun process"
+  agent=$(hosts_procs 2 dsmrun)
+  for ((t = 0; t < 200; t++)); do
+    state=$("$BOARD_PROBE" "$agent" 1) || state=
+    [[ "$state" == "waiting for a lock grant"* ]] && break
+    sleep 0.1
+  done
+  [[ "$state" == "waiting for a lock grant"* ]] || fail "node 1 never waited for the lock (last: '$state')"
+  kill -QUIT "$dsmrun_pid"
+  expect_gone_within_5s "$dsmrun_pid" "SIGQUIT to dsmrun"
+  wait "$launcher"
+  status=$?
+  cat "$out"
+  [ $status -eq 131 ] || fail "dsmrun exited $status after SIGQUIT, not 131"
+  grep -Eq "$expect0" "$out" || fail "SIGQUIT: node 0's agent did not report its thread"
+  grep -Eq "$expect1" "$out" || fail "SIGQUIT: node 1's agent did not report its thread"
+  no_sanitizer_report "$out"
+  expect_nothing_left
+}
+
 case $CASE in
   ssh_2_hosts)
     hosts_create 2
@@ -460,10 +517,10 @@ case $CASE in
     for ((t = 0; t < 100; t++)); do
       state=$("$BOARD_PROBE" "$agent" 1) ||
         fail "the agent on host 2 (pid $agent) holds no activity board"
-      [ "$state" = "$waiting" ] && break
+      [[ "$state" == "$waiting"* ]] && break
       sleep 0.1
     done
-    [ "$state" = "$waiting" ] || fail "node 1 never waited in the barrier (last: '$state')"
+    [[ "$state" == "$waiting"* ]] || fail "node 1 never waited in the barrier (last: '$state')"
     victim=$(hosts_procs 2 node_failure)
     kill -9 "$victim"
     expect_gone_within_5s "$dsmrun_pid" "node 1 on host 2 killed in a barrier"
@@ -514,6 +571,16 @@ case $CASE in
     hosts_start_slurm
     bad_input "Slurm allocation" env $HOSTS_SLURM_ENV salloc -Q -N 2 \
       "$DSMRUN" -n 3 "$OMP_REDUCTION"
+    ;;
+  ssh_hang_report)
+    hosts_create 2
+    hosts_start_sshd
+    hang_report_case ssh
+    ;;
+  slurm_hang_report)
+    hosts_create 2
+    hosts_start_slurm
+    hang_report_case slurm
     ;;
   *)
     fail "unknown case $CASE"
