@@ -163,6 +163,9 @@ def run_one(a, command, env_extra, stem):
         env["OMP_WAIT_POLICY"] = a.wait_policy
     env["DSM_STATS"] = "json"
     env["DSM_STATS_FILE"] = stem + ".stats.%d"
+    # counters only: the per-page accounting of the sharing report would
+    # be part of the time measured
+    env.setdefault("DSM_REPORT", "off")
     env["DSM_TIMEOUT"] = env.get("DSM_TIMEOUT", "30")
     start = time.monotonic()
     proc = subprocess.Popen(command, stdout=subprocess.PIPE,
