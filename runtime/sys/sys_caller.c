@@ -1,14 +1,17 @@
 /*
  * sys_caller.c - the call site of a runtime entry point, by following the
- * runtime's own frames with learnt frame sizes (see sys_caller.h).
+ * runtime's own frame pointers (see sys_caller.h).
  *
- * On x86-64 a function's return address sits just below its caller's
- * frame, at CFA - 8, where the CFA (canonical frame address) is the stack
- * pointer before the call.  The distance from one CFA to the next (the
- * caller's frame size at that call) depends only on the return address,
- * given the precondition in sys_caller.h; it is learnt from libgcc's
- * unwinder, which reads the DWARF call-frame information, and kept in a
- * small lock-free table.
+ * The runtime is built with frame pointers (meson.build): each of its
+ * frames starts with a frame record, { the caller's frame pointer, the
+ * return address into the caller }, at the frame pointer, on x86-64 and
+ * AArch64 alike.  The walk follows the records up the stack while the
+ * return addresses lie in the runtime's code; the first one outside is
+ * the call site.  Frame sizes are not assumed: a function that realigns
+ * its stack (AddressSanitizer's frames are 32-byte aligned) has a frame
+ * whose size depends on the stack pointer it was called with.  A record
+ * that does not lead up the stack ends the walk, and libgcc's unwinder
+ * (the DWARF call-frame information) answers instead.
  *
  * Layer: sys.  Entry points and callers: see sys_caller.h.
  */
@@ -16,7 +19,6 @@
 
 #include <link.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stddef.h>
 #include <unwind.h>
 
@@ -65,50 +67,6 @@ int dsm_sys_in_runtime(uintptr_t pc)
     return 0;
 }
 
-/* ---- learnt frame sizes --------------------------------------------------
- * One word per entry: the return address in the high 48 bits, the frame
- * size in 8-byte units in the low 16 (0: empty), so an entry is published
- * whole by one compare-and-swap. */
-#define SIZES 1024u
-#define PROBES 16u
-static _Atomic uint64_t sizes[SIZES];
-
-static unsigned slot_of(uintptr_t ip)
-{
-    uint64_t h = (uint64_t)ip * 0x9E3779B97F4A7C15ull;
-    return (unsigned)(h >> 54) & (SIZES - 1);
-}
-
-static uintptr_t frame_size(uintptr_t ip)
-{
-    unsigned s = slot_of(ip);
-    for (unsigned k = 0; k < PROBES; k++) {
-        uint64_t e = atomic_load_explicit(&sizes[(s + k) & (SIZES - 1)],
-                                          memory_order_acquire);
-        if (!e)
-            return 0;
-        if (e >> 16 == (uint64_t)ip)
-            return (uintptr_t)(e & 0xFFFF) * 8;
-    }
-    return 0;
-}
-
-static void learn_size(uintptr_t ip, uintptr_t bytes)
-{
-    if (bytes == 0 || bytes % 8 || bytes / 8 > 0xFFFF ||
-        (uint64_t)ip >> 48)
-        return;     /* not representable: this call is always unwound */
-    uint64_t entry = (uint64_t)ip << 16 | bytes / 8;
-    unsigned s = slot_of(ip);
-    for (unsigned k = 0; k < PROBES; k++) {
-        _Atomic uint64_t *e = &sizes[(s + k) & (SIZES - 1)];
-        uint64_t seen = 0;
-        if (atomic_compare_exchange_strong(e, &seen, entry) ||
-            seen >> 16 == (uint64_t)ip)
-            return;
-    }
-}
-
 /* ---- the full unwind ---------------------------------------------------- */
 
 typedef struct unwound {
@@ -126,12 +84,11 @@ static _Unwind_Reason_Code collect(struct _Unwind_Context *ctx, void *arg)
     return ++u->n >= u->max ? _URC_END_OF_STACK : _URC_NO_REASON;
 }
 
-/* The walk from cfa (dsm_sys_call_site's own), by the unwinder: the frame
- * whose CFA is cfa is the runtime function that called
- * dsm_sys_call_site (how many frames lie below it depends on inlining and
- * tail calls). */
-__attribute__((noinline)) static void learn(uintptr_t cfa,
-                                            dsm_sys_call_site_t *out)
+/* The walk by the unwinder, from cfa (dsm_sys_call_site's own): the frame
+ * whose CFA is cfa is the runtime function that called dsm_sys_call_site
+ * (how many frames lie below it depends on inlining and tail calls). */
+__attribute__((noinline)) static void unwind(uintptr_t cfa,
+                                             dsm_sys_call_site_t *out)
 {
     unwound_t u = {.max = SYS_CALLER_DEPTH + 4};
     _Unwind_Backtrace(collect, &u);
@@ -145,31 +102,33 @@ __attribute__((noinline)) static void learn(uintptr_t cfa,
             return;
         }
         out->inside = u.ip[i];
-        if (i + 1 < u.n)
-            learn_size(u.ip[i], u.cfa[i + 1] - u.cfa[i]);
     }
 }
+
+/* A frame record's successor must lie above it, within this distance. */
+#define FRAME_MAX ((uintptr_t)1 << 20)
 
 __attribute__((noinline)) void dsm_sys_call_site(dsm_sys_call_site_t *out)
 {
     *out = (dsm_sys_call_site_t){0, 0, 0};
-    uintptr_t cfa = (uintptr_t)__builtin_dwarf_cfa();
+    const uintptr_t *fp = __builtin_frame_address(0);
     for (int depth = 0; depth < SYS_CALLER_DEPTH; depth++) {
-        uintptr_t ip = *(const uintptr_t *)(cfa - 8);
+        uintptr_t ip = fp[1];
         if (!dsm_sys_in_runtime(ip)) {
             out->outside = ip;
-            out->outside_cfa = cfa;
+            out->outside_cfa = (uintptr_t)(fp + 2);
             return;
         }
         out->inside = ip;
-        uintptr_t size = frame_size(ip);
-        if (!size)
+        const uintptr_t *next = (const uintptr_t *)fp[0];
+        if (next <= fp || (uintptr_t)next - (uintptr_t)fp > FRAME_MAX ||
+            (uintptr_t)next % sizeof(uintptr_t))
             break;
-        cfa += size;
+        fp = next;
     }
     *out = (dsm_sys_call_site_t){0, 0, 0};
-    learn((uintptr_t)__builtin_dwarf_cfa(), out);
-    /* not a tail call: learn must find this frame below it */
+    unwind((uintptr_t)__builtin_dwarf_cfa(), out);
+    /* not a tail call: unwind must find this frame below it */
     __asm__ __volatile__("" : : : "memory");
 }
 

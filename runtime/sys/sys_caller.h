@@ -4,24 +4,23 @@
  * call site of a malloc, of a flush, of a parallel region).
  *
  * Two ways.  dsm_sys_call_site is cheap (tens of nanoseconds): it follows
- * the frames of the runtime's own code with the frame sizes it learnt the
- * first time it met each return address, and stops at the first return
- * address outside the runtime's code (the object that holds this module,
- * libdsmomp.so).  Only a return address never met before costs a full
- * DWARF unwind (about 10 us here).  dsm_sys_frames is that full unwind
- * (libgcc's _Unwind_Backtrace): every frame's return address and stack
- * extent, for the rare times they are all wanted.
+ * the frame records of the runtime's own code (built with frame pointers)
+ * and stops at the first return address outside the runtime's code (the
+ * object that holds this module, libdsmomp.so).  Should a record not lead
+ * up the stack, a full DWARF unwind answers instead (about 10 us here).
+ * dsm_sys_frames is that full unwind (libgcc's _Unwind_Backtrace): every
+ * frame's return address and stack extent, for the rare times they are
+ * all wanted.
  *
- * Precondition of the cheap walk: a runtime function on the way must have
- * the same frame size at each of its calls every time (no alloca or
- * variable-length array before the call); the runtime's allocation, flush
- * and fork paths are written so.  The walk never reads outside the
- * frames of the calling thread's stack it computed, and gives up (zero
+ * Precondition of the cheap walk: every runtime function between the
+ * program and the caller keeps a frame pointer (-fno-omit-frame-pointer,
+ * meson.build).  The walk reads only frame records it reached from its
+ * own, each above the last and at most 1 MiB from it, and gives up (zero
  * result) after SYS_CALLER_DEPTH frames.
  *
  * Layer: sys.  Entry points: dsm_sys_call_site, dsm_sys_frames.  Any
- * application thread, on any stack; not a signal handler (the first meeting
- * of a return address unwinds with libgcc, which may take locks).
+ * application thread, on any stack; not a signal handler (the fallback
+ * and dsm_sys_frames unwind with libgcc, which may take locks).
  */
 #ifndef SYS_CALLER_H
 #define SYS_CALLER_H
