@@ -17,6 +17,10 @@ exits 0 when the check holds and prints what is wrong otherwise (exit 1).
                             "report_false_sharing.c:27 ") with PATTERN
   flush FILE WHERE          the report's flushes by call site name WHERE
   no-report FILE            no sharing report in the output
+  auto FILE                 DSM_REPORT=auto's choice: the report follows
+                            the table when some node's protocol, flush and
+                            atomic time reach 5% of its run, and only then
+                            (within the table's rounding)
 """
 import json
 import re
@@ -156,6 +160,33 @@ def no_report(path):
         fail("a sharing report was printed", text)
 
 
+AUTO_SHARE = 5.0     # per cent, coh_report.c
+
+
+def auto(path):
+    text = open(path, errors="replace").read()
+    shares = None
+    for label in ("protocol time (% of run)", "flush time (% of run)",
+                  "atomic time (% of run)"):
+        for line in text.splitlines():
+            if line.startswith(label):
+                values = [float(v) for v in line[len(label):].split()][:-1]
+                shares = values if shares is None else \
+                    [a + b for a, b in zip(shares, values)]
+    if shares is None:
+        fail("no protocol time row", text)
+    top = max(shares)
+    printed = "dsm sharing report:" in text
+    # each row is rounded to 0.1: up to three of them in the sum
+    if abs(top - AUTO_SHARE) <= 0.15:
+        return
+    if (top >= AUTO_SHARE) != printed:
+        fail("largest protocol share %.1f%%, report %s"
+             % (top, "printed" if printed else "not printed"), text)
+    print("largest protocol share %.1f%%: report %s"
+          % (top, "printed" if printed else "not printed"))
+
+
 def main(argv):
     if len(argv) < 3:
         sys.exit(__doc__)
@@ -168,6 +199,8 @@ def main(argv):
         entry(path, argv[3], argv[4:])
     elif cmd == "flush":
         flush(path, argv[3])
+    elif cmd == "auto":
+        auto(path)
     elif cmd == "no-report":
         no_report(path)
     else:
