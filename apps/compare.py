@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """compare.py - runs each application kernel on the same problem as
 libomp (1 process), dsmomp (1 node and N nodes, under dsmrun) and MPICH
-(N x T ranks), in one session; prints a table of times, rates, speed-ups
+(N x T ranks), in one session, and a kernel's C++ port (SpMV) beside its
+C version; prints a table of times, rates, speed-ups
 and the ratios dsmomp/MPI and dsmomp/libomp, the DSM statistics of every
 dsmomp run (DSM_STATS=json, per iteration), checks that every run
 exits 0 and that all answers agree, and writes JSON and a PNG plot.
@@ -44,7 +45,12 @@ KERNELS = {
         "targets": [("dsmomp nonzeros time / MPI time",
                      "dsmomp N x T nonzeros", "mpi N*T ranks", 1.25, "max"),
                     ("dsmomp 1-node time / dsmomp nonzeros time",
-                     "dsmomp 1 x T", "dsmomp N x T nonzeros", 1.8, "min")],
+                     "dsmomp 1 x T", "dsmomp N x T nonzeros", 1.8, "min"),
+                    ("dsmomp C++ nonzeros time / dsmomp C nonzeros time",
+                     "dsmomp N x T c++ nonzeros", "dsmomp N x T nonzeros",
+                     1.10, "max")],
+        # the C++ port (apps/spmv_cxx.cpp): its programs' stem
+        "cxx": "spmv_cxx",
     },
     "gmres": {
         "agree": ["iterations", "solution_sum"],
@@ -132,6 +138,15 @@ def runs_for(kernel, spec, a):
                problem + flags, DSM_COUNTERS, True)
     yield ("mpi N*T ranks", ["mpiexec", "-n", str(workers), mpi] + problem,
            {}, False)
+    if "cxx" in spec:
+        cxx_libomp = os.path.join(bins, spec["cxx"] + "_libomp")
+        cxx_dsm = os.path.join(bins, spec["cxx"] + "_dsm")
+        yield ("libomp 1 x N*T c++", [cxx_libomp] + problem + first_variant,
+               {"OMP_NUM_THREADS": str(workers)}, False)
+        for name, flags in spec["variants"].items():
+            yield ("dsmomp N x T c++ " + name,
+                   [dsmrun, "-n", str(a.nodes), "-t", str(a.threads),
+                    cxx_dsm] + problem + flags, {"DSM_STATS": "json"}, True)
 
 
 def measure(kernel, spec, a):

@@ -15,6 +15,7 @@
 #include "base_log.h"
 #include "forkjoin.h"
 #include "shim_kmp.h"
+#include "cxx/shim_cxx.h"
 
 SHIM_EXPORT int __wrap_main(int argc, char **argv, char **envp);
 
@@ -25,5 +26,8 @@ int __wrap_main(int argc, char **argv, char **envp)
         dsm_fatal("cannot find the program's main: link the program with "
                   "dsmcc (it exports main with "
                   "-Wl,--export-dynamic-symbol=main)");
+    /* C++: destructors registered from now on run before those the
+     * constructors registered (cxx/shim_cxx_atexit.c) */
+    shim_cxx_before_main();
     fj_main(real_main, argc, argv, envp);
 }

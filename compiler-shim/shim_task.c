@@ -55,6 +55,16 @@ SHIM_EXPORT void omp_fulfill_event(void *event);
 /* libomp's answer when the task did not stay queued. */
 #define TASK_CURRENT_NOT_QUEUED 0
 
+/* The task's C++ firstprivate objects are destroyed by the thunk the
+ * compiler stored in its head (libomp calls it as the task finishes). */
+static int32_t run_destructors(int32_t gtid, void *payload)
+{
+    kmp_task_head_t *head = payload;
+    if (head->data1.destructors)
+        head->data1.destructors(gtid, payload);
+    return 0;
+}
+
 kmp_task_t *__kmpc_omp_task_alloc(ident_t *loc, kmp_int32 gtid,
                                   kmp_int32 flags, size_t sizeof_kmp_task_t,
                                   size_t sizeof_shareds,
@@ -71,14 +81,16 @@ kmp_task_t *__kmpc_omp_task_alloc(ident_t *loc, kmp_int32 gtid,
         fj_flags |= FJ_TASK_FINAL;
     if (flags & KMP_TASK_PRIORITY)
         fj_flags |= FJ_TASK_HAS_PRIORITY;
-    /* destructors (C++ firstprivate objects) are a C++ matter: dsmomp
-     * supports C programs, whose tasks have none */
     void *shareds;
     kmp_task_head_t *head = fj_task_alloc(
         fj_flags, sizeof_kmp_task_t, sizeof(kmp_task_head_t),
         sizeof_shareds, (fj_task_entry_t)task_entry, &shareds, where);
     head->shareds = shareds;
     head->routine = task_entry;
+    /* C++ firstprivate objects: the compiler stores the thunk that
+     * destroys them after this returns */
+    if (flags & KMP_TASK_DESTRUCTORS)
+        fj_task_set_fini(head, run_destructors);
     return (kmp_task_t *)head;
 }
 

@@ -6,7 +6,8 @@
  * data.
  *
  * The cache therefore lives in sharable memory too: a header with the
- * variable's initial value, then one pointer per thread of the job,
+ * variable's initial value (and its constructor and destructor, below),
+ * then one pointer per thread of the job,
  * indexed by global thread id (the extra threads of nested teams
  * included: fj_thread_id_bound).  Node 0's master uses the original
  * variable; every other thread gets a copy in the sharable heap of its own
@@ -17,7 +18,21 @@
  * makes the cache current here); the thread then remembers its copy in
  * thread-local memory, and later uses read nothing sharable.
  *
- * Layer: compiler-shim.  Application threads the runtime created.
+ * C++ objects: clang registers a constructor and a destructor for each
+ * threadprivate variable of a class type (__kmpc_threadprivate_register,
+ * from a static constructor: every node registers the same, before the
+ * job; for a function-local static, when it is constructed, on the node
+ * of the thread that constructs it: such registrations go to a list in
+ * sharable memory, see shim_cxx.h).  A thread's copy is then built by the constructor, which runs the
+ * variable's initialiser on it, instead of copying the initial bytes; the
+ * copies are destroyed on node 0 at the end of the job (node 0 reaches
+ * every copy: they are sharable), before the static objects, as libomp
+ * destroys them when it shuts down.  The original variable, node 0's
+ * master's copy, is an ordinary static object.
+ *
+ * Layer: compiler-shim.  __kmpc_threadprivate_register: static
+ * constructors (the main thread, before the job).  The rest: application
+ * threads the runtime created.
  */
 #include <stdint.h>
 #include <string.h>
@@ -26,15 +41,95 @@
 #include "dsm.h"
 #include "forkjoin.h"
 #include "shim_kmp.h"
+#include "cxx/shim_cxx.h"
 
 SHIM_EXPORT void *__kmpc_threadprivate_cached(ident_t *loc, kmp_int32 gtid,
                                               void *data, size_t size,
                                               void ***cache);
+SHIM_EXPORT void __kmpc_threadprivate_register(ident_t *loc, void *data,
+                                               void *ctor, void *cctor,
+                                               void *dtor);
+
+/* clang's constructor runs the variable's initialiser on a copy and
+ * returns it; the destructor destroys one. */
+typedef void *(*tp_ctor_t)(void *);
+typedef void (*tp_dtor_t)(void *);
 
 typedef struct tp_header {
     void *initial;           /* the variable's value at first use */
     size_t size;
+    tp_ctor_t ctor;          /* NULL: copies start as initial's bytes */
+    tp_dtor_t dtor;
+    size_t nslots;
 } tp_header_t;
+
+/* ---- registered constructors ------------------------------------------ */
+
+typedef struct registration {
+    const void *data;
+    tp_ctor_t ctor;
+    tp_dtor_t dtor;
+    struct registration *next;      /* the job's list only */
+} registration_t;
+
+/* Before the job: the same table on every node. */
+#define REGISTERED_MAX 256
+static registration_t registered[REGISTERED_MAX];
+static int nregistered;
+
+static const char registry_what[] = "registering a threadprivate object";
+
+void __kmpc_threadprivate_register(ident_t *loc, void *data, void *ctor,
+                                   void *cctor, void *dtor)
+{
+    (void)cctor;     /* clang passes NULL, as libomp requires */
+    registration_t r = {data, (tp_ctor_t)ctor, (tp_dtor_t)dtor, NULL};
+    if (fj_started()) {
+        /* during the job, on one node: for every node to find */
+        dsm_cxx_program_t *state = shim_cxx_state();
+        registration_t *shared = dsm_malloc(sizeof *shared);
+        if (!state || !shared)
+            dsm_fatal("threadprivate object at %s: %s", shim_where(loc),
+                      state ? "out of sharable memory"
+                            : "link the program with dsmc++");
+        fj_named_lock(&state->threadprivate, registry_what);
+        r.next = state->threadprivate;
+        *shared = r;
+        state->threadprivate = shared;
+        fj_named_unlock(&state->threadprivate, registry_what);
+        return;
+    }
+    if (nregistered == REGISTERED_MAX)
+        dsm_fatal("more than %d threadprivate variables with constructors "
+                  "or destructors (at %s)", REGISTERED_MAX, shim_where(loc));
+    registered[nregistered++] = r;
+}
+
+static const registration_t *registration_of(const void *data)
+{
+    for (int i = 0; i < nregistered; i++)
+        if (registered[i].data == data)
+            return &registered[i];
+    dsm_cxx_program_t *state = shim_cxx_state();
+    if (!state)
+        return NULL;
+    fj_named_lock(&state->threadprivate, registry_what);
+    const registration_t *r = state->threadprivate;
+    while (r && r->data != data)
+        r = r->next;
+    fj_named_unlock(&state->threadprivate, registry_what);
+    return r;
+}
+
+/* Node 0, at the end of the job: every thread's copy but the original. */
+static void destroy_copies(void *arg)
+{
+    tp_header_t *h = arg;
+    void **slots = (void **)(h + 1);
+    for (size_t id = 1; id < h->nslots; id++)
+        if (slots[id])
+            h->dtor(slots[id]);
+}
 
 /* The caches this thread has used, and its copy in each: the fast path.
  * A thread keeps its global thread id, so the pair names one slot; a
@@ -61,6 +156,14 @@ static void **create_cache(void *data, size_t size, void ***cache)
         memcpy(initial, data, size);
         h->initial = initial;
         h->size = size;
+        h->nslots = n;
+        const registration_t *r = registration_of(data);
+        if (r) {
+            h->ctor = r->ctor;
+            h->dtor = r->dtor;
+            if (h->dtor)
+                shim_cxx_at_job_exit(destroy_copies, h);
+        }
         slots = (void **)(h + 1);
         *cache = slots;
     }
@@ -88,10 +191,14 @@ void *__kmpc_threadprivate_cached(ident_t *loc, kmp_int32 gtid, void *data,
     void *copy = id == 0 ? data : slots[id];
     if (!copy) {
         const tp_header_t *h = (const tp_header_t *)slots - 1;
-        copy = dsm_malloc(size ? size : 1);
+        /* whole cache lines: two threads' copies never share one */
+        copy = dsm_aligned_alloc(64, (size + 63) & ~(size_t)63);
         if (!copy)
             dsm_fatal("out of sharable memory for a threadprivate copy");
-        memcpy(copy, h->initial, size);
+        if (h->ctor)
+            h->ctor(copy);
+        else
+            memcpy(copy, h->initial, size);
         slots[id] = copy;
     }
     seen[seen_next % SEEN_MAX] = (seen_t){cache, id, copy};

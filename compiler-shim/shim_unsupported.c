@@ -110,29 +110,23 @@ void __kmpc_doacross_fini(ident_t *loc, kmp_int32 gtid)
     unsupported("doacross loop (ordered depend)", loc, doacross_why);
 }
 
-/* ---- threadprivate with constructors (C++) --------------------------- */
+/* ---- threadprivate arrays registered element by element ------------------ */
 
-SHIM_EXPORT void __kmpc_threadprivate_register(ident_t *loc, void *data,
-                                               void *ctor, void *cctor,
-                                               void *dtor);
+/* clang registers threadprivate objects with __kmpc_threadprivate_register
+ * (shim_threadprivate.c), arrays of objects included; only other
+ * compilers call the vector form. */
 SHIM_EXPORT void __kmpc_threadprivate_register_vec(ident_t *loc, void *data,
                                                    void *ctor, void *cctor,
                                                    void *dtor,
                                                    size_t vector_length);
 
-void __kmpc_threadprivate_register(ident_t *loc, void *data, void *ctor,
-                                   void *cctor, void *dtor)
-{
-    unsupported("threadprivate with constructors or destructors", loc,
-                "dsmomp supports C programs only");
-}
-
 void __kmpc_threadprivate_register_vec(ident_t *loc, void *data, void *ctor,
                                        void *cctor, void *dtor,
                                        size_t vector_length)
 {
-    unsupported("threadprivate with constructors or destructors", loc,
-                "dsmomp supports C programs only");
+    unsupported("threadprivate registered as a vector "
+                "(__kmpc_threadprivate_register_vec)", loc,
+                "build the program with clang (dsmcc, dsmc++)");
 }
 
 /* ---- teams (host teams, target without offloading) ---------------------- */

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # run-apps.sh - the application comparison in one command: each kernel
 # (Jacobi, SpMV, GMRES) on the same problem with libomp (1 process),
-# dsmomp (1 and N nodes, dsmrun) and MPICH (N x T ranks); prints a table
+# dsmomp (1 and N nodes, dsmrun) and MPICH (N x T ranks), and SpMV's C++
+# port (dsmc++, libomp) beside its C version; prints a table
 # with speed-ups, ratios and the DSM statistics of every run, checks that
 # all answers agree and the targets, and writes apps.json and apps.png.
 # Builds first (scripts/setup.sh; DSM_SKIP_SETUP=1 skips it).

@@ -9,7 +9,8 @@
  * Selected: load atomic, store atomic, atomicrmw and cmpxchg, and calls to
  * libatomic, whose address is in address space 0, whose sync scope is not
  * "singlethread" (that orders against this thread's signal handlers only)
- * and which mayBeSharable does not rule out.  The selection is made for
+ * and which mayBeSharable does not rule out, except the guard byte loads
+ * of C++ function-local statics (isStaticGuardLoad).  The selection is made for
  * the whole module before anything changes, because the runtime calls the
  * rewrite inserts take addresses and would look like captures.  Fences and
  * plain loads and stores are left alone: between atomics the program's own
@@ -62,7 +63,8 @@ bool selectedAddress(const Value *Ptr) {
 bool selectedAtomic(Instruction &I) {
   SyncScope::ID Scope = SyncScope::System;
   Value *Ptr = atomicAddress(I, Scope);
-  return Ptr && Scope != SyncScope::SingleThread && selectedAddress(Ptr);
+  return Ptr && Scope != SyncScope::SingleThread && selectedAddress(Ptr) &&
+         !isStaticGuardLoad(I);
 }
 
 // The libatomic entry point a call reaches, when its object may be

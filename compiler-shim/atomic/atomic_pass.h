@@ -5,6 +5,7 @@
  *   RewritePass            the module pass: every atomic access whose
  *                          address may be sharable becomes a runtime call
  *   mayBeSharable          the rule deciding which addresses those are
+ *   isStaticGuardLoad      the C++ guard byte loads left native
  *   libatomicSuffix        recognises the libatomic calls the pass renames
  *   expandToCmpXchgLoop    turns an atomicrmw the runtime has no entry for
  *                          into a compare-exchange loop
@@ -34,6 +35,8 @@ struct RewritePass : llvm::PassInfoMixin<RewritePass> {
 // False only when Ptr provably points into a stack slot of its own function
 // whose address never escapes; such memory is seen by one thread only.
 bool mayBeSharable(const llvm::Value *Ptr);
+// The native acquire load of a C++ static's guard byte, left alone.
+bool isStaticGuardLoad(const llvm::Instruction &I);
 
 // For a call to one of libatomic's entry points the pass renames, the part
 // of the name after "__atomic_" and the index of the object pointer

@@ -15,6 +15,15 @@
  * else - array sections and VLAs (whose lists carry extra size entries or
  * whose copies have run-time sizes), a list the pass cannot follow - keeps
  * the original call, which the runtime serves by the locked path.
+ *
+ * The bytes of a private copy are all node 0 receives, so the combining
+ * function must find everything in them: a C++ user-defined reduction
+ * over a std::vector (or any combiner that follows a pointer stored in a
+ * copy, or calls a function the pass cannot see into) would read, on node
+ * 0, memory the other node has not released yet and may free as soon as
+ * the reduction returns.  Such reductions keep the locked path, where each
+ * node combines its own copy into the shared variable under a cluster
+ * lock (combinesInPlace).
  */
 #include "atomic_abi.h"
 #include "atomic_pass.h"
@@ -24,6 +33,7 @@
 #include "llvm/IR/DataLayout.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
+#include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/IntrinsicInst.h"
 
 using namespace llvm;
@@ -108,6 +118,98 @@ bool listSizes(CallInst &Call, unsigned NumVars,
   return true;
 }
 
+constexpr unsigned CombineArg = 5;  // reduce_func(lhs list, rhs list)
+constexpr unsigned UnderlyingSteps = 32;
+
+// P holds for every object V may be based on (through casts, GEPs, phis
+// and selects).
+template <typename Pred> bool allBasedOn(const Value *V, Pred P) {
+  SmallVector<const Value *, 4> Objects;
+  getUnderlyingObjects(V, Objects, nullptr, UnderlyingSteps);
+  if (Objects.empty())
+    return false;
+  for (const Value *O : Objects)
+    if (!P(O))
+      return false;
+  return true;
+}
+
+// A stack slot whose stores all store an argument (-O0 spills them).
+bool argumentSlot(const Value *V) {
+  const auto *A = dyn_cast<AllocaInst>(V);
+  if (!A)
+    return false;
+  for (const User *U : A->users())
+    if (const auto *S = dyn_cast<StoreInst>(U))
+      if (S->getPointerOperand() != A || !isa<Argument>(S->getValueOperand()))
+        return false;
+  return true;
+}
+
+// V is one of the combiner's two lists (an argument, or reloaded from
+// its spill slot).
+bool isList(const Value *V) {
+  return allBasedOn(V, [](const Value *O) {
+    if (isa<Argument>(O))
+      return true;
+    const auto *L = dyn_cast<LoadInst>(O);
+    return L && allBasedOn(L->getPointerOperand(), argumentSlot);
+  });
+}
+
+// Addr points into a private copy: it is based on a pointer loaded from
+// one of the lists.
+bool inPrivateCopy(const Value *Addr) {
+  return allBasedOn(Addr, [](const Value *O) {
+    const auto *Entry = dyn_cast<LoadInst>(O);
+    return Entry && isList(Entry->getPointerOperand());
+  });
+}
+
+// An address the combiner may touch: its own stack slots, the lists, the
+// private copies.
+bool combinerAddress(const Value *Ptr) {
+  return allBasedOn(Ptr, [](const Value *O) { return isa<AllocaInst>(O); }) ||
+         isList(Ptr) || inPrivateCopy(Ptr);
+}
+
+// Every memory access of the combiner is to the lists or into the copies
+// they point to, and it calls nothing that could reach further.
+bool combinesInPlace(const Value *Combine) {
+  const auto *F = dyn_cast<Function>(Combine->stripPointerCasts());
+  if (!F || F->isDeclaration())
+    return false;
+  for (const Instruction &I : instructions(*F)) {
+    if (const auto *MI = dyn_cast<MemIntrinsic>(&I)) {
+      if (!combinerAddress(MI->getRawDest()))
+        return false;
+      if (const auto *MT = dyn_cast<MemTransferInst>(MI))
+        if (!combinerAddress(MT->getRawSource()))
+          return false;
+      continue;
+    }
+    if (const auto *CB = dyn_cast<CallBase>(&I)) {
+      const auto *II = dyn_cast<IntrinsicInst>(CB);
+      // markers (lifetime, debug, alias scopes) touch nothing of ours
+      if (!II || (II->mayReadOrWriteMemory() &&
+                  !II->isLifetimeStartOrEnd() &&
+                  !isa<DbgInfoIntrinsic>(II) &&
+                  !II->onlyAccessesInaccessibleMemory()))
+        return false;
+      continue;
+    }
+    const Value *Ptr = getLoadStorePointerOperand(&I);
+    if (!Ptr) {
+      if (I.mayReadOrWriteMemory())
+        return false;       // atomics, fences
+      continue;
+    }
+    if (!combinerAddress(Ptr))
+      return false;
+  }
+  return true;
+}
+
 void rewriteOne(CallInst &Call, const char *Entry,
                 ArrayRef<uint64_t> Sizes) {
   Module &M = *Call.getModule();
@@ -158,7 +260,8 @@ bool rewriteReductions(Module &M) {
         ListBytes->getZExtValue() != NumVars->getZExtValue() * 8)
       continue;
     SmallVector<uint64_t, 8> Sizes;
-    if (!listSizes(Call, unsigned(NumVars->getZExtValue()), Sizes))
+    if (!listSizes(Call, unsigned(NumVars->getZExtValue()), Sizes) ||
+        !combinesInPlace(Call.getArgOperand(CombineArg)))
       continue;
     rewriteOne(Call, Item.second, Sizes);
     Changed = true;

@@ -2,7 +2,8 @@
  * atomic_sharable.cpp - which atomic accesses the pass must route through
  * the runtime.
  *
- * Layer: compiler-shim (runs inside clang).  Entry point: mayBeSharable.
+ * Layer: compiler-shim (runs inside clang).  Entry points: mayBeSharable,
+ * isStaticGuardLoad.
  *
  * The rule: an address stays native only when every object it can be
  * based on is an alloca of the function itself whose address is never
@@ -19,6 +20,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Analysis/CaptureTracking.h"
 #include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/GlobalVariable.h"
 
 using namespace llvm;
 
@@ -41,6 +43,22 @@ bool mayBeSharable(const Value *Ptr) {
       return true;
   }
   return false;
+}
+
+// The acquire load of the first byte of a C++ guard variable (_ZGV...)
+// that clang emits before calling __cxa_guard_acquire for a function-local
+// static.  It stays native: during a job of several nodes the runtime's
+// guard functions (compiler-shim/cxx/shim_cxx_guard.c) never set that
+// byte, so on every node the load only decides whether to call them, and
+// they are exact across nodes.  Made exact it would cost a round trip and
+// an acquire at every pass over the declaration.
+bool isStaticGuardLoad(const Instruction &I) {
+  const auto *L = dyn_cast<LoadInst>(&I);
+  if (!L || !L->isAtomic())
+    return false;
+  const auto *G = dyn_cast<GlobalVariable>(
+      getUnderlyingObject(L->getPointerOperand()));
+  return G && G->getName().startswith("_ZGV");
 }
 
 } // namespace dsm_atomic

@@ -190,7 +190,10 @@ void coh_acquire_all(void)
             get_control(j, offsetof(coh_log_t, deps), flush_deps,
                         sizeof(uint32_t) * (size_t)n);
             for (int k = 0; k < n; k++) {
-                if (k == me || flush_deps[k] <= flush_target[k])
+                /* deps[j] is node j's own newest interval, written before
+                 * the head that announces it: it may be ahead of the head
+                 * read for j, and says nothing the head does not */
+                if (k == me || k == j || flush_deps[k] <= flush_target[k])
                     continue;
                 flush_target[k] = flush_deps[k];
                 if (flush_target[k] > flush_head[k]) {

@@ -22,6 +22,10 @@
 
 static dsm_arena_t *arena;
 
+/* This node's arena serves: after dsm_coh_init, or after
+ * dsm_coh_heap_early (then only its own blocks exist). */
+static int heap_up(void) { return (coh.initialized || coh.heap_early) && arena; }
+
 static int owner_of(uintptr_t p)
 {
     if (p < coh.heap_base || p - coh.heap_base >= coh.arena_bytes *
@@ -114,7 +118,7 @@ void coh_heap_register_handlers(void)
 void *dsm_aligned_alloc(size_t alignment, size_t size)
 {
     uintptr_t p;
-    if (!coh.initialized || !arena) {
+    if (!heap_up()) {
         errno = ENOMEM;
         return NULL;
     }
@@ -155,6 +159,9 @@ static size_t block_size(void *ptr, int owner)
             dsm_fatal("dsm_realloc(%p): not a live sharable block", ptr);
         return size;
     }
+    if (!coh.initialized)
+        dsm_fatal("dsm_realloc(%p): a block of node %d's arena before this "
+                  "node joined the job", ptr, owner);
     int s = coh_slot_self();
     coh.slots[s].done = 0;
     coh_msg_heap_t m = {(uint64_t)(uintptr_t)ptr, 0, (uint32_t)s, 0};
@@ -169,7 +176,7 @@ static size_t block_size(void *ptr, int owner)
 
 void dsm_free(void *ptr)
 {
-    if (!ptr || !coh.initialized)
+    if (!ptr || !heap_up())
         return;
     int owner = owner_of((uintptr_t)ptr);
     if (owner < 0)
@@ -180,6 +187,9 @@ void dsm_free(void *ptr)
                       "free?)", ptr);
         return;
     }
+    if (!coh.initialized)
+        dsm_fatal("dsm_free(%p): a block of node %d's arena before this "
+                  "node joined the job", ptr, owner);
     coh_msg_heap_t m = {(uint64_t)(uintptr_t)ptr, 0, 0, 0};
     dsm_status_t st = dsm_tp_am_send(owner, COH_AM_HEAP_FREE, &m, sizeof m);
     if (st != DSM_OK)

@@ -5,7 +5,9 @@
  * queries (node id, node count, flush).
  *
  * Layer: coherence.  dsm_init_sharable and dsm_finalize: the main thread,
- * once each, collectively on every node.
+ * once each, collectively on every node.  dsm_coh_heap_early: the main
+ * thread, once, before dsm_coh_init (the program's constructors then
+ * allocate from this node's arena before the node joins the job).
  */
 #include <inttypes.h>
 #include <string.h>
@@ -128,18 +130,35 @@ dsm_status_t dsm_coh_control_reserve(size_t bytes, uint64_t *offset,
     return DSM_OK;
 }
 
-static dsm_status_t setup_space(const dsm_coh_init_args_t *args)
+/* The pages adopted windows add to the memfd; DSM_ERR_INVALID for a
+ * window that is not page-aligned or too many windows. */
+static dsm_status_t adopt_pages_of(const dsm_coh_init_args_t *args,
+                                   size_t *pages)
 {
-    const dsm_config_t *cfg = dsm_config();
-    size_t adopt_pages = 0;
+    size_t n = 0;
     for (int i = 0; i < args->nadopt; i++) {
         if (args->adopt[i].base % DSM_PAGE_SIZE ||
             args->adopt[i].len % DSM_PAGE_SIZE)
             return DSM_ERR_INVALID;
-        adopt_pages += args->adopt[i].len >> DSM_PAGE_SHIFT;
+        n += args->adopt[i].len >> DSM_PAGE_SHIFT;
     }
     if (args->nadopt > COH_MAX_WINDOWS - 1)
         return DSM_ERR_INVALID;
+    *pages = n;
+    return DSM_OK;
+}
+
+/* The first half of the sharable space, which needs no peer: the memfd
+ * (sized for the region and the adopted windows), the region window at
+ * its fixed address, and this node's arena.  Run by dsm_coh_init, or
+ * earlier by dsm_coh_heap_early. */
+static dsm_status_t setup_region(const dsm_coh_init_args_t *args)
+{
+    const dsm_config_t *cfg = dsm_config();
+    size_t adopt_pages;
+    dsm_status_t st = adopt_pages_of(args, &adopt_pages);
+    if (st != DSM_OK)
+        return st;
     size_t heap_pages = cfg->region_size >> DSM_PAGE_SHIFT;
     stack_pages = (args->main_stack_bytes + DSM_PAGE_SIZE - 1) >>
                   DSM_PAGE_SHIFT;
@@ -158,8 +177,7 @@ static dsm_status_t setup_space(const dsm_coh_init_args_t *args)
                 cfg->region_size, (unsigned long long)UINT32_MAX);
         return DSM_ERR_INVALID;
     }
-    dsm_status_t st = dsm_sys_region_create(coh.npages << DSM_PAGE_SHIFT,
-                                            &coh.region);
+    st = dsm_sys_region_create(coh.npages << DSM_PAGE_SHIFT, &coh.region);
     if (st != DSM_OK)
         return st;
     add_window(cfg->region_base, heap_pages);
@@ -167,6 +185,21 @@ static dsm_status_t setup_space(const dsm_coh_init_args_t *args)
                                    cfg->region_size, 0);
     if (st != DSM_OK)
         return st;
+    coh.heap_base = cfg->region_base + (stack_pages << DSM_PAGE_SHIFT);
+    coh.arena_bytes = ((heap_pages - stack_pages) / (size_t)coh.size)
+                      << DSM_PAGE_SHIFT;
+    /* the sharing report's tables first: the arena records its blocks'
+     * call sites from its first allocation on (coh_heap_sites.h) */
+    if ((st = coh_sharing_setup()) != DSM_OK)
+        return st;
+    return coh_heap_setup();
+}
+
+/* The second half: the adopted windows (their contents as they are now),
+ * the protocol's tables and every page's home and initial state. */
+static dsm_status_t setup_windows(const dsm_coh_init_args_t *args)
+{
+    dsm_status_t st;
     for (int i = 0; i < args->nadopt; i++) {
         add_window(args->adopt[i].base, args->adopt[i].len >> DSM_PAGE_SHIFT);
         st = dsm_sys_region_adopt_window(&coh.region, args->adopt[i].base,
@@ -175,10 +208,6 @@ static dsm_status_t setup_space(const dsm_coh_init_args_t *args)
         if (st != DSM_OK)
             return st;
     }
-    coh.heap_base = cfg->region_base + (stack_pages << DSM_PAGE_SHIFT);
-    coh.arena_bytes = ((heap_pages - stack_pages) / (size_t)coh.size)
-                      << DSM_PAGE_SHIFT;
-
     coh.pages = coh_table_alloc(sizeof(coh_page_t) * coh.npages);
     coh.page_locks = coh_table_alloc(sizeof(uint32_t) * COH_PAGE_LOCK_STRIPES);
     coh.twins = coh_table_alloc(coh.npages << DSM_PAGE_SHIFT);
@@ -195,6 +224,56 @@ static dsm_status_t setup_space(const dsm_coh_init_args_t *args)
     init_window_pages(&coh.win[0], home_heap);
     for (int i = 1; i < coh.nwin; i++)
         init_window_pages(&coh.win[i], home_globals);
+    return DSM_OK;
+}
+
+/* The rank and size of this node from the configuration (loaded again). */
+static dsm_status_t load_identity(void)
+{
+    dsm_status_t st = dsm_config_load();
+    if (st != DSM_OK)
+        return st;
+    const dsm_config_t *cfg = dsm_config();
+    coh.rank = cfg->rank;
+    coh.size = cfg->size;
+    if (coh.size > COH_MAX_NODES) {
+        dsm_log(DSM_LOG_ERROR, "DSM_SIZE=%d: at most %d nodes", coh.size,
+                COH_MAX_NODES);
+        return DSM_ERR_INVALID;
+    }
+    return DSM_OK;
+}
+
+/* The arguments dsm_coh_heap_early was given, which dsm_coh_init must
+ * repeat: the memfd was sized for them. */
+static dsm_coh_init_args_t early_args;
+
+static int same_args(const dsm_coh_init_args_t *a,
+                     const dsm_coh_init_args_t *b)
+{
+    if (a->nadopt != b->nadopt || a->main_stack_bytes != b->main_stack_bytes)
+        return 0;
+    for (int i = 0; i < a->nadopt; i++)
+        if (a->adopt[i].base != b->adopt[i].base ||
+            a->adopt[i].len != b->adopt[i].len)
+            return 0;
+    return 1;
+}
+
+dsm_status_t dsm_coh_heap_early(const dsm_coh_init_args_t *args)
+{
+    if (coh.initialized || coh.heap_early)
+        return DSM_ERR_STATE;
+    dsm_status_t st = load_identity();
+    if (st != DSM_OK || (st = setup_region(args)) != DSM_OK)
+        return st;
+    /* nobody else reads this arena before dsm_coh_init, which gives every
+     * page its protection; until then only this node's own arena is open */
+    uintptr_t lo = coh.heap_base + coh.arena_bytes * (size_t)coh.rank;
+    if (dsm_sys_protect(lo, coh.arena_bytes, DSM_PROT_RW) != 0)
+        return DSM_ERR_IO;
+    early_args = *args;
+    coh.heap_early = 1;
     return DSM_OK;
 }
 
@@ -230,19 +309,19 @@ dsm_status_t dsm_coh_init(const dsm_coh_init_args_t *args)
 {
     if (coh.initialized)
         return DSM_ERR_STATE;
-    dsm_status_t st = dsm_config_load();
-    if (st != DSM_OK)
+    dsm_status_t st;
+    if (coh.heap_early) {
+        /* the region and this node's arena are up, with blocks in use */
+        if (!same_args(args, &early_args)) {
+            dsm_log(DSM_LOG_ERROR, "dsm_coh_init: arguments differ from "
+                    "dsm_coh_heap_early's");
+            return DSM_ERR_INVALID;
+        }
+    } else if ((st = load_identity()) != DSM_OK ||
+               (st = setup_region(args)) != DSM_OK) {
         return st;
-    const dsm_config_t *cfg = dsm_config();
-    coh.rank = cfg->rank;
-    coh.size = cfg->size;
-    if (coh.size > COH_MAX_NODES) {
-        dsm_log(DSM_LOG_ERROR, "DSM_SIZE=%d: at most %d nodes", coh.size,
-                COH_MAX_NODES);
-        return DSM_ERR_INVALID;
     }
-    if ((st = setup_space(args)) != DSM_OK ||
-        (st = coh_sharing_setup()) != DSM_OK ||
+    if ((st = setup_windows(args)) != DSM_OK ||
         (st = coh_interval_setup()) != DSM_OK ||
         (st = coh_acquire_setup()) != DSM_OK ||
         (st = coh_prefetch_setup()) != DSM_OK ||
@@ -272,11 +351,10 @@ dsm_status_t dsm_coh_init(const dsm_coh_init_args_t *args)
             DSM_OK ||
         (st = dsm_tp_init(&seg)) != DSM_OK)
         return st;
-    if ((st = coh_heap_setup()) != DSM_OK)
-        return st;
     if ((st = dsm_sys_fault_install(fault_entry)) != DSM_OK)
         return st;
     coh.initialized = 1;
+    coh.heap_early = 0;
     coh.started_by_runtime = 1;
     coh_report_start();     /* the run's clock: the job is wired up */
     return DSM_OK;

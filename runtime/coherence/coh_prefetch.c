@@ -14,7 +14,8 @@
  * (dsm_coh_epoch_next).  When an epoch with a known label begins again,
  * after the acquire that starts it, the node fetches the recorded pages
  * that are invalid here in runs, one get per run of consecutive pages of
- * one home, into the runtime view, and marks them PS_FETCHED: still
+ * one home, the gets of up to 64 runs in flight at once, into the
+ * runtime view, and marks them PS_FETCHED: still
  * PROT_NONE, so the first access faults, but the fault only maps the copy
  * (no round trip), and it is recorded again, so the set follows the
  * program.  A copy nobody touches is dropped by the next notice for its
@@ -164,22 +165,51 @@ static int wanted(size_t index)
            !dsm_tp_peer_mapped(pg->home, DSM_TP_SEG_REGION);
 }
 
-/* Fetch [first, first+n) (locks held, all of home) into the runtime view. */
-static void fetch_run(size_t first, size_t n, int home)
+/* Runs of pages locked for fetching, all of one home, fetched together:
+ * their gets are in flight at once (one round trip for the lot). */
+#define BATCH_RUNS 64
+static struct {
+    int home;
+    size_t n;
+    size_t first[BATCH_RUNS], count[BATCH_RUNS];
+    dsm_tp_get_item_t items[BATCH_RUNS];
+} batch;
+
+static void fetch_batch(void)
 {
-    dsm_status_t st = dsm_tp_get(home, DSM_TP_SEG_REGION,
-                                 (uint64_t)first << DSM_PAGE_SHIFT,
-                                 coh_page_rt(first), n << DSM_PAGE_SHIFT);
+    if (!batch.n)
+        return;
+    for (size_t r = 0; r < batch.n; r++)
+        batch.items[r] = (dsm_tp_get_item_t){
+            (uint64_t)batch.first[r] << DSM_PAGE_SHIFT,
+            coh_page_rt(batch.first[r]), batch.count[r] << DSM_PAGE_SHIFT};
+    dsm_status_t st = dsm_tp_get_batch(batch.home, DSM_TP_SEG_REGION,
+                                       batch.items, batch.n);
     if (st != DSM_OK)
-        dsm_fatal("prefetching pages [%zu, +%zu) from node %d: %s", first, n,
-                  home, dsm_status_string(st));
-    for (size_t p = first; p < first + n; p++) {
-        atomic_store_explicit(&coh.pages[p].state, PS_FETCHED,
-                              memory_order_release);
-        coh_check_page(p, "a prefetch");
-        coh_page_unlock(p);
+        dsm_fatal("prefetching %zu runs of pages from node %d: %s", batch.n,
+                  batch.home, dsm_status_string(st));
+    for (size_t r = 0; r < batch.n; r++) {
+        for (size_t p = batch.first[r]; p < batch.first[r] + batch.count[r];
+             p++) {
+            atomic_store_explicit(&coh.pages[p].state, PS_FETCHED,
+                                  memory_order_release);
+            coh_check_page(p, "a prefetch");
+            coh_page_unlock(p);
+        }
+        COH_STAT_ADD(pages_prefetched, batch.count[r]);
     }
-    COH_STAT_ADD(pages_prefetched, n);
+    batch.n = 0;
+}
+
+/* Queue [first, first+n) (locks held, all of home). */
+static void queue_run(size_t first, size_t n, int home)
+{
+    if (batch.n && (batch.home != home || batch.n == BATCH_RUNS))
+        fetch_batch();
+    batch.home = home;
+    batch.first[batch.n] = first;
+    batch.count[batch.n] = n;
+    batch.n++;
 }
 
 /* Lock and check a page for a run. */
@@ -212,9 +242,10 @@ static void prefetch(const label_entry_t *e)
                 p++;
                 n++;
             }
-            fetch_run(first, n, home);
+            queue_run(first, n, home);
         }
     }
+    fetch_batch();
 }
 
 void coh_prefetch_epoch(uintptr_t label)

@@ -112,6 +112,9 @@ typedef struct coh {
     size_t control_size;
     int initialized;
     int started_by_runtime;         /* by dsm_coh_init, not dsm_init */
+    /* dsm_coh_heap_early ran and dsm_coh_init has not: this node's arena
+     * serves allocations, nothing else is up (coh_init.c) */
+    int heap_early;
 } coh_t;
 
 extern coh_t coh;

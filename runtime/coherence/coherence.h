@@ -39,6 +39,14 @@ typedef struct dsm_coh_init_args {
 } dsm_coh_init_args_t;
 
 dsm_status_t dsm_coh_init(const dsm_coh_init_args_t *args);
+/* The sharable heap before the node joins the job: creates the space
+ * dsm_coh_init would (args are the same and must be repeated to it) and
+ * this node's arena, without any peer, so dsm_malloc and dsm_free serve
+ * blocks of this node's arena from now on (nothing else works until
+ * dsm_coh_init).  Blocks allocated now stay valid: their pages are this
+ * node's, the node is their home.  DSM_ERR_STATE when called twice or
+ * after dsm_coh_init. */
+dsm_status_t dsm_coh_heap_early(const dsm_coh_init_args_t *args);
 /* The counterpart of dsm_coh_init (collective).  After dsm_coh_init the
  * public dsm_init and dsm_finalize are no-ops: the runtime that started
  * the node also ends it. */

@@ -12,8 +12,9 @@
  * acquire and release of a lock reach the DSM.  Mutual exclusion holds
  * for both sections, as the holder excludes everyone else from the lock.
  *
- * Layer: forkjoin.  Entry points: fj_named_lock, fj_named_unlock,
- * fj_critical_enter, fj_critical_exit.  Any application thread.
+ * Layer: forkjoin.  Entry points: fj_named_lock, fj_named_trylock,
+ * fj_named_unlock, fj_critical_enter, fj_critical_exit.  Any application
+ * thread.
  */
 #include <stdint.h>
 
@@ -54,6 +55,26 @@ void fj_named_lock(const void *key, const char *what)
     if (st != DSM_OK)
         dsm_fatal("%s: %s", what, dsm_status_string(st));
     held[nheld++] = (held_lock_t){lock.opaque, 1};
+}
+
+int fj_named_trylock(const void *key, const char *what)
+{
+    dsm_lock_t lock = dsm_coh_lock_named((uint64_t)(uintptr_t)key);
+    held_lock_t *h = find(lock.opaque);
+    if (h) {
+        h->depth++;
+        return 1;
+    }
+    if (nheld == HELD_MAX)
+        dsm_fatal("%s: a thread holds more than %d named locks", what,
+                  HELD_MAX);
+    dsm_status_t st = fj_lock_try(&lock);
+    if (st == DSM_ERR_BUSY)
+        return 0;
+    if (st != DSM_OK)
+        dsm_fatal("%s: %s", what, dsm_status_string(st));
+    held[nheld++] = (held_lock_t){lock.opaque, 1};
+    return 1;
 }
 
 void fj_named_unlock(const void *key, const char *what)

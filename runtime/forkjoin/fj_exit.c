@@ -9,7 +9,9 @@
  * message, and the transport ends the job on the other nodes (a lost
  * peer).
  *
- * Layer: forkjoin.  fj_exit_register: start-up.  The handler: the thread
+ * Layer: forkjoin.  fj_exit_register: start-up (before the program's
+ * constructors when fj_early_heap runs, so that it runs after their
+ * destructors at exit).  The handler: the thread
  * calling exit().  fj_exit_node: the worker loop of nodes other than 0.
  */
 #include <stdio.h>
@@ -49,6 +51,9 @@ static void finish(int status, void *unused)
 
 void fj_exit_register(void)
 {
+    static int registered;
+    if (registered++)
+        return;         /* already by fj_early_heap */
     if (on_exit(finish, NULL) != 0)
         dsm_fatal("cannot register the exit handler");
 }

@@ -3,8 +3,15 @@
  * data and node 0's main stack made sharable, the fork-join CONTROL words,
  * the thread pool; then main on node 0, the worker loop elsewhere.
  *
- * Layer: forkjoin.  Entry point: fj_main, called once by __wrap_main on
- * the process's main thread.
+ * A C++ program's static constructors run on every node before main and
+ * allocate; fj_early_heap, called before them, opens this node's arena of
+ * the sharable heap to the program already, so that what node 0's
+ * constructors build is in sharable memory when node 0's globals become
+ * the cluster's (design.md, "C++ programs").
+ *
+ * Layer: forkjoin.  Entry points: fj_main, called once by __wrap_main on
+ * the process's main thread; fj_early_heap, once before it, from the
+ * program's first constructor, on the same thread.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -58,21 +65,49 @@ static void team_init(fj_team_t *team)
     pthread_cond_init(&team->loop_cond, NULL);
 }
 
-static void join_job(void)
+/* The sharable space of a dsmcc program: its writable data, node 0's main
+ * stack and the heap region. */
+static void space_args(dsm_coh_init_args_t *args)
 {
-    dsm_coh_init_args_t args;
-    memset(&args, 0, sizeof args);
+    memset(args, 0, sizeof *args);
     uintptr_t base;
     size_t len;
     if (fj_program_window(&base, &len) != DSM_OK)
         dsm_fatal("cannot make the program's global variables sharable");
     if (len) {
-        args.adopt[0].base = base;
-        args.adopt[0].len = len;
-        args.nadopt = 1;
+        args->adopt[0].base = base;
+        args->adopt[0].len = len;
+        args->nadopt = 1;
     }
     /* every node reserves the same layout; only node 0 runs on it */
-    args.main_stack_bytes = dsm_config()->stack_size;
+    args->main_stack_bytes = dsm_config()->stack_size;
+}
+
+static void load_config(void)
+{
+    if (dsm_config_load() != DSM_OK)
+        dsm_fatal("invalid DSM_* environment (see the message above)");
+}
+
+void fj_early_heap(void)
+{
+    load_config();
+    dsm_coh_init_args_t args;
+    space_args(&args);
+    dsm_status_t st = dsm_coh_heap_early(&args);
+    if (st != DSM_OK)
+        dsm_fatal("cannot open the sharable heap before the program's "
+                  "constructors: %s", dsm_status_string(st));
+    __atomic_store_n(&fj.heap_open, 1, __ATOMIC_RELEASE);
+    /* registered before the constructors register their destructors, so
+     * it runs after them: they run while the job is still up */
+    fj_exit_register();
+}
+
+static void join_job(void)
+{
+    dsm_coh_init_args_t args;
+    space_args(&args);
 
     void *control;
     dsm_status_t st = dsm_coh_control_reserve(sizeof(fj_control_t),
@@ -98,8 +133,7 @@ static void join_job(void)
 
 void fj_main(fj_main_t main_fn, int argc, char **argv, char **envp)
 {
-    if (dsm_config_load() != DSM_OK)
-        dsm_fatal("invalid DSM_* environment (see the message above)");
+    load_config();
     const dsm_config_t *cfg = dsm_config();
     fj.rank = cfg->rank;
     fj.size = cfg->size;

@@ -194,6 +194,7 @@ void *fj_task_clone(void *payload, void **shareds)
                                src->where);
     fj_task_t *t = fj_task_of(copy);
     t->priority = src->priority;
+    t->fini = src->fini;
     memcpy(t->payload, src->payload,
            round16(src->payload_bytes) + src->shareds_bytes);
     return copy;
@@ -206,7 +207,15 @@ unsigned fj_task_flags(void *payload)
 
 void fj_task_discard(void *payload)
 {
-    block_free(task_checked(payload, "taskloop"));
+    fj_task_t *t = task_checked(payload, "taskloop");
+    if (t->fini)
+        t->fini(fj_self()->gtid, t->payload);
+    block_free(t);
+}
+
+void fj_task_set_fini(void *payload, fj_task_entry_t fini)
+{
+    task_checked(payload, "task")->fini = fini;
 }
 
 /* ---- priorities --------------------------------------------------------------- */
@@ -267,6 +276,8 @@ enum part { PART_DONE, PART_AGAIN, PART_BLOCKED };
 /* The end of a task's execution (its entry returned for good). */
 static void finish(fj_task_t *t)
 {
+    if (t->fini)
+        t->fini(fj_self()->gtid, t->payload);
     if (t->locked) {
         fj_deps_unlock(t);
         t->locked = 0;

@@ -76,6 +76,7 @@ struct fj_task {
     fj_task_t *next;             /* shared queue link */
     fj_task_t *resume;           /* if(0): the task to resume afterwards */
     fj_task_entry_t entry;
+    fj_task_entry_t fini;        /* NULL, or run once when finished */
     uint32_t payload_bytes, shareds_bytes;
     size_t block_bytes;
     const char *where;

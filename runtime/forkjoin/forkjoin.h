@@ -37,6 +37,12 @@ typedef int (*fj_main_t)(int argc, char **argv, char **envp);
  * Never returns: every node exits with main's exit status. */
 __attribute__((noreturn)) void fj_main(fj_main_t main_fn, int argc,
                                        char **argv, char **envp);
+/* Before the program's constructors (C++ programs): open this node's arena
+ * of the sharable heap to the program's allocations (fj_heap_open is true
+ * from now on) and register the end of the job with exit, so that the
+ * destructors the constructors register run while the job is up.  Once,
+ * on the main thread, before fj_main. */
+void fj_early_heap(void);
 
 /* ---- parallel regions -------------------------------------------------- */
 
@@ -89,6 +95,9 @@ dsm_status_t fj_flush(void);
 /* Cluster locks named by an address that is the same on every node (a
  * global's); reentrant per thread.  what: for error messages. */
 void fj_named_lock(const void *key, const char *what);
+/* 1 when the lock was free (or this thread holds it), and is now held; 0
+ * when another thread holds it. */
+int  fj_named_trylock(const void *key, const char *what);
 void fj_named_unlock(const void *key, const char *what);
 /* Critical sections: named locks. */
 void fj_critical_enter(const void *key);

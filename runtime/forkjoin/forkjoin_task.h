@@ -46,8 +46,14 @@ void *fj_task_alloc(unsigned flags, size_t payload_bytes, size_t head_bytes,
 void *fj_task_clone(void *payload, void **shareds);
 /* The flags given to fj_task_alloc (FJ_TASK_FINAL also when inherited). */
 unsigned fj_task_flags(void *payload);
-/* Free an allocated task that was never submitted (taskloop's pattern). */
+/* Free an allocated task that was never submitted (taskloop's pattern);
+ * its fini runs first (the compiler constructed its private objects). */
 void fj_task_discard(void *payload);
+/* fini(gtid, payload) runs once, in the thread that finishes the task,
+ * when its entry has returned for good (before its dependants are
+ * released), or when it is discarded: C++ tasks destroy their
+ * firstprivate objects so.  A clone inherits it. */
+void fj_task_set_fini(void *payload, fj_task_entry_t fini);
 /* The priority clause's value (clamped to omp_get_max_task_priority). */
 void fj_task_set_priority(void *payload, int priority);
 int  fj_task_max_priority(void);

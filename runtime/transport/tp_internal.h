@@ -85,6 +85,10 @@ typedef struct tp_state {
     /* Nothing goes through UCX: every peer on a lane, every segment
      * mapped; progress looks at the worker only now and then. */
     int ucx_quiet;
+    /* Some peer on this host has no lane: its messages may come through
+     * UCX's shared memory, where an armed worker costs the sender a system
+     * call per message (tp_thread.c). */
+    int ucx_same_host;
     /* The job's threads on this host outnumber its CPUs: waits yield
      * early (tp_progress.c). */
     int oversubscribed;

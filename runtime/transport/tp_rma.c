@@ -2,8 +2,8 @@
  * tp_rma.c - one-sided get and put on the registered segments of any node,
  * and flush.
  *
- * Layer: transport.  Entry points: dsm_tp_get, dsm_tp_put, dsm_tp_put_nb,
- * dsm_tp_flush (any application thread and the fault handler; not from
+ * Layer: transport.  Entry points: dsm_tp_get, dsm_tp_get_batch,
+ * dsm_tp_put, dsm_tp_put_nb, dsm_tp_flush (any application thread and the fault handler; not from
  * active-message handlers, which must not block), tp_resolve (also used by
  * tp_atomic.c).
  *
@@ -91,6 +91,60 @@ dsm_status_t dsm_tp_get(int rank, dsm_tp_segment_t seg, uint64_t offset,
     }
     tp_count_get(len);
     return DSM_OK;
+}
+
+/* Gets in flight at once in a batch: their requests live on the stack. */
+#define GETS_IN_FLIGHT 64
+
+dsm_status_t dsm_tp_get_batch(int rank, dsm_tp_segment_t seg,
+                              const dsm_tp_get_item_t *items, size_t n)
+{
+    tp_check_not_in_handler("dsm_tp_get_batch");
+    dsm_status_t st = tp_check_rank(rank);
+    if (st != DSM_OK || !tp.initialized)
+        return st != DSM_OK ? st : DSM_ERR_STATE;
+    if (!tp_seg_valid(seg))
+        return DSM_ERR_INVALID;
+    if (rank == tp.rank || tp.peers[rank].direct[seg]) {
+        /* copies: nothing to overlap */
+        for (size_t i = 0; i < n && st == DSM_OK; i++)
+            st = dsm_tp_get(rank, seg, items[i].offset, items[i].local,
+                            items[i].len);
+        return st;
+    }
+    for (size_t done = 0; done < n && st == DSM_OK;) {
+        size_t k = n - done < GETS_IN_FLIGHT ? n - done : GETS_IN_FLIGHT;
+        ucs_status_ptr_t reqs[GETS_IN_FLIGHT];
+        size_t issued = 0;
+        dsm_activity_saved_t saved;
+        dsm_activity_fetch_begin(&saved, rank, (uint32_t)seg,
+                                 items[done].offset);
+        for (; issued < k; issued++) {
+            const dsm_tp_get_item_t *it = &items[done + issued];
+            uint64_t raddr;
+            ucp_rkey_h rkey;
+            st = tp_resolve(rank, seg, it->offset, it->len, &raddr, &rkey);
+            if (st == DSM_OK && !it->local)
+                st = DSM_ERR_INVALID;
+            if (st != DSM_OK)
+                break;
+            reqs[issued] = it->len ? ucp_get_nbx(tp.peers[rank].ep, it->local,
+                                                 it->len, raddr, rkey,
+                                                 &host_memory)
+                                   : NULL;
+            tp_count_get(it->len);
+        }
+        /* every issued request is waited for, even after a failure: UCX
+         * still writes into its buffer */
+        for (size_t i = 0; i < issued; i++) {
+            dsm_status_t w = tp_wait_request(reqs[i], "a get from", rank);
+            if (st == DSM_OK)
+                st = w;
+        }
+        dsm_activity_end(&saved);
+        done += issued;
+    }
+    return st;
 }
 
 /* Issue the put; *req receives the UCX request (NULL if done at once). */

@@ -13,8 +13,9 @@
  *    and sleep on the worker's wake-up descriptor, the bootstrap sockets
  *    and the wake eventfd (self-sends, shut-down), until the next
  *    heartbeat is due;
- *  - an application thread polls (it is inside a wait, or began one or
- *    called dsm_tp_progress since the last look): that thread
+ *  - an application thread polls (it is inside a wait, or, with a peer
+ *    on this host that has no lane, began one or called dsm_tp_progress
+ *    since the last look): that thread
  *    progresses the worker, and an armed worker would make every sender
  *    signal this node with a system call.  So the worker stays unarmed
  *    and untouched (no progress here either: this thread could be
@@ -47,12 +48,17 @@
 #define PARK_MAX_MS 8
 
 /* Does an application thread poll: is one inside a wait now, or did one
- * begin a wait or call dsm_tp_progress since the last look? */
+ * begin a wait or call dsm_tp_progress since the last look?  A poll since
+ * the last look counts only where arming the worker costs senders (a
+ * same-host peer without a lane): elsewhere (peers on other hosts, over
+ * TCP) arming costs nobody anything, and a node whose application threads
+ * wait briefly now and then while they compute would otherwise leave the
+ * requests of other nodes unserved until its next wait. */
 static int someone_polls(unsigned *seen)
 {
     unsigned activity = atomic_load_explicit(&tp.activity,
                                              memory_order_relaxed);
-    int polled = activity != *seen;
+    int polled = activity != *seen && tp.ucx_same_host;
     *seen = activity;
     if (atomic_exchange(&tp.idle_hint, 0))
         polled = 0;

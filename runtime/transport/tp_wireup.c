@@ -255,6 +255,11 @@ static dsm_status_t choose_cpu_atomics(const tp_record_t *table,
     }
     for (int r = 0; r < tp.size && tp.ucx_quiet; r++)
         tp.ucx_quiet = r == tp.rank || tp_lane_reaches(r);
+    tp.ucx_same_host = 0;
+    for (int r = 0; r < tp.size; r++)
+        if (r != tp.rank && tp_same_host(&table[r], mine) &&
+            !tp_lane_reaches(r))
+            tp.ucx_same_host = 1;
     dsm_debug("atomics: %s; UCX %s", tp.cpu_atomics[DSM_TP_SEG_REGION]
                                          ? "the CPU's on mapped segments"
                                          : "through UCX",
@@ -426,6 +431,7 @@ static void release_all(void)
     tp.wake_fd = tp.wake_wr = -1;
     memset(tp.cpu_atomics, 0, sizeof tp.cpu_atomics);
     tp.ucx_quiet = 0;
+    tp.ucx_same_host = 0;
     tp.oversubscribed = 0;
 }
 

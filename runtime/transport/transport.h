@@ -8,6 +8,7 @@
  *   dsm_tp_init / dsm_tp_finalize   wire-up of the job's nodes and shut-down
  *   dsm_tp_am_*                     active messages with registered handlers
  *   dsm_tp_get / dsm_tp_put         one-sided RMA on registered segments
+ *   dsm_tp_get_batch                several gets in flight at once
  *   dsm_tp_atomic_*                 remote atomics on registered segments
  *   dsm_tp_progress / dsm_tp_wait_* progress while a thread waits
  *
@@ -123,6 +124,16 @@ dsm_status_t dsm_tp_get(int rank, dsm_tp_segment_t seg, uint64_t offset,
                         void *local, size_t len);
 dsm_status_t dsm_tp_put(int rank, dsm_tp_segment_t seg, uint64_t offset,
                         const void *local, size_t len);
+/* Several gets from one node, all in flight at once: returns when every
+ * one has arrived (one round trip for the lot, not one each).  The first
+ * failure is returned; the items after it may not have been read. */
+typedef struct dsm_tp_get_item {
+    uint64_t offset;
+    void *local;
+    size_t len;
+} dsm_tp_get_item_t;
+dsm_status_t dsm_tp_get_batch(int rank, dsm_tp_segment_t seg,
+                              const dsm_tp_get_item_t *items, size_t n);
 /* Non-blocking put: the buffer must stay valid until the same thread's
  * next dsm_tp_flush. */
 dsm_status_t dsm_tp_put_nb(int rank, dsm_tp_segment_t seg, uint64_t offset,

@@ -233,6 +233,51 @@ static void test_put_nb_and_flush(void **state)
     tt_barrier();
 }
 
+/* Gets in one batch, more than are in flight at once, of every length
+ * from 1 byte to 2 pages, from scattered offsets in reverse order: each
+ * lands where its item says, and nothing lands elsewhere. */
+static void test_get_batch(void **state)
+{
+    enum { ITEMS = 150, SPAN = 8192 };
+    uint64_t base = 2560 * MIB;
+    fill((unsigned char *)node.region.rt + base, ITEMS * SPAN,
+         (unsigned)node.rank, 11);
+    tt_barrier();
+    unsigned char *buf = calloc(ITEMS, SPAN);
+    dsm_tp_get_item_t *items = calloc(ITEMS, sizeof *items);
+    assert_non_null(buf);
+    assert_non_null(items);
+    for (int k = 0; k < node.size; k++) {
+        int target = (node.rank + k) % node.size;
+        memset(buf, 0, (size_t)ITEMS * SPAN);
+        for (int i = 0; i < ITEMS; i++) {
+            int at = ITEMS - 1 - i;
+            size_t len = 1 + ((size_t)at * 977) % SPAN;
+            items[i] = (dsm_tp_get_item_t){base + (uint64_t)at * SPAN + 3,
+                                           buf + (size_t)at * SPAN, len};
+            if (items[i].len > SPAN - 3)
+                items[i].len = SPAN - 3;
+        }
+        assert_int_equal(dsm_tp_get_batch(target, DSM_TP_SEG_REGION, items,
+                                          ITEMS), DSM_OK);
+        for (int i = 0; i < ITEMS; i++) {
+            size_t at = (size_t)(ITEMS - 1 - i);
+            expect_from(buf + at * SPAN, at * SPAN + 3, items[i].len,
+                        (unsigned)target, 11);
+            expect_zero(buf + at * SPAN + items[i].len,
+                        SPAN - items[i].len);
+        }
+    }
+    /* an item out of range fails the batch */
+    int peer = (node.rank + 1) % node.size;
+    items[0] = (dsm_tp_get_item_t){region_top() - 4, buf, 8};
+    assert_int_equal(dsm_tp_get_batch(peer, DSM_TP_SEG_REGION, items, 1),
+                     DSM_ERR_INVALID);
+    free(items);
+    free(buf);
+    tt_barrier();
+}
+
 static void test_rma_errors(void **state)
 {
     char b[8] = {0};
@@ -504,6 +549,7 @@ int main(void)
         cmocka_unit_test(test_get_into_region),
         cmocka_unit_test(test_put_every_size),
         cmocka_unit_test(test_put_nb_and_flush),
+        cmocka_unit_test(test_get_batch),
         cmocka_unit_test(test_rma_errors),
         cmocka_unit_test(test_atomic_kinds),
         cmocka_unit_test(test_atomic_errors),
