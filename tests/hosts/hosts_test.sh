@@ -2,7 +2,8 @@
 # hosts_test.sh CASE - dsmrun across hosts: network namespaces joined by a
 # bridge (netns.sh), nodes started over ssh or by srun, UCX forced onto TCP.
 # Environment (from meson): DSMRUN, OMP_REDUCTION, OMP_ATOMIC, JACOBI (OpenMP
-# programs built by dsmcc that check their own answers), NODE_ECHO (a node
+# programs built by dsmcc that check their own answers), REPORT_FALSE_SHARING,
+# REPORT_CHECK, REPORT_PYTHON, REPORT_SRC, DSM_H (tests/report), NODE_ECHO (a node
 # program without the runtime), NODE_FAILURE (a DSM program that puts its
 # nodes in known states), BOARD_PROBE (reads an activity board).
 # Exit: 0 pass, 1 fail, 77 skip (no root, a package missing).
@@ -340,6 +341,35 @@ case $CASE in
       "$OMP_ATOMIC" > "$HOSTS_TMP/out" 2>&1 ||
       { cat "$HOSTS_TMP/out"; fail "atomics on 2+1 nodes failed"; }
     no_sanitizer_report "$HOSTS_TMP/out"
+    expect_nothing_left
+    ;;
+  ssh_stats)
+    # one table and one report for a job on 3 hosts, gathered by node 0
+    # over the job's connections (tests/report)
+    hosts_create 3
+    hosts_start_sshd
+    hosts_run 1 env DSM_STATS=1 DSM_REPORT=sharing "$DSMRUN" \
+      --hosts "$(hostlist 3)" "$REPORT_FALSE_SHARING" \
+      > "$HOSTS_TMP/out" 2> "$HOSTS_TMP/err" ||
+      { cat "$HOSTS_TMP/out" "$HOSTS_TMP/err"; fail "DSM_STATS=1 job"; }
+    no_sanitizer_report "$HOSTS_TMP/err"
+    "$REPORT_PYTHON" "$REPORT_CHECK" table "$HOSTS_TMP/err" 3 "$DSM_H" ||
+      fail "the table across hosts"
+    "$REPORT_PYTHON" "$REPORT_CHECK" entry "$HOSTS_TMP/err" "false sharing" \
+      "global \`hits'" || fail "the global array across hosts"
+    # node 2's heap block is named by node 0 (the block's node names it)
+    line=$(grep -nF '/* the heap array */' "$REPORT_SRC/report_false_sharing.c" |
+           cut -d: -f1)
+    "$REPORT_PYTHON" "$REPORT_CHECK" entry "$HOSTS_TMP/err" "false sharing" \
+      "heap block allocated at" "report_false_sharing.c:$line " ||
+      fail "the heap array across hosts"
+    hosts_run 1 env DSM_STATS=json DSM_STATS_FILE="$HOSTS_TMP/doc.json" \
+      "$DSMRUN" --hosts "$(hostlist 3)" "$REPORT_FALSE_SHARING" \
+      > "$HOSTS_TMP/out" 2>&1 ||
+      { cat "$HOSTS_TMP/out"; fail "DSM_STATS=json job"; }
+    no_sanitizer_report "$HOSTS_TMP/out"
+    "$REPORT_PYTHON" "$REPORT_CHECK" json "$HOSTS_TMP/doc.json" 3 "$DSM_H" ||
+      fail "the JSON document across hosts"
     expect_nothing_left
     ;;
   ssh_kill_node)
