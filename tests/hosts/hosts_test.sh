@@ -404,7 +404,9 @@ case $CASE in
     hosts_create 3
     hosts_start_sshd
     # identical layout and no randomisation on every host
-    hosts_run 1 "$DSMRUN" --hosts "$(hostlist 3)" "$NODE_ECHO" report \
+    # node_echo is the launcher's test node, not built with dsmcc
+    DSMRUN_ANY_PROGRAM=1 hosts_run 1 "$DSMRUN" --hosts "$(hostlist 3)" \
+      "$NODE_ECHO" report \
       > "$HOSTS_TMP/out" 2>&1 || { cat "$HOSTS_TMP/out"; fail "report job failed"; }
     cat "$HOSTS_TMP/out"
     no_sanitizer_report "$HOSTS_TMP/out"
@@ -414,8 +416,8 @@ case $CASE in
       fail "the address-space layout differs between hosts"
     expect_nothing_left
     # the token is on no command line; SIGINT reaches every node
-    ip netns exec "${HOSTS_NS[1]}" "$DSMRUN" --hosts "$(hostlist 2)" \
-      "$NODE_ECHO" block > "$HOSTS_TMP/out" 2>&1 &
+    DSMRUN_ANY_PROGRAM=1 ip netns exec "${HOSTS_NS[1]}" "$DSMRUN" \
+      --hosts "$(hostlist 2)" "$NODE_ECHO" block > "$HOSTS_TMP/out" 2>&1 &
     launcher=$!
     wait_running 2 node_echo
     node=$(hosts_procs 2 node_echo)
@@ -443,7 +445,8 @@ case $CASE in
     export LSAN_OPTIONS=${LSAN_OPTIONS:-verbosity=0}
     # -x and DSM_PASS_ENV add names; anything else stays behind
     HOSTS_X_OPTION=one HOSTS_X_LIST=two HOSTS_X_NOT=three \
-      DSM_PASS_ENV=HOSTS_X_LIST ip netns exec "${HOSTS_NS[1]}" "$DSMRUN" \
+      DSM_PASS_ENV=HOSTS_X_LIST DSMRUN_ANY_PROGRAM=1 \
+      ip netns exec "${HOSTS_NS[1]}" "$DSMRUN" \
       -x HOSTS_X_OPTION --hosts "$(hostlist 2)" "$NODE_ECHO" block \
       > "$HOSTS_TMP/out" 2>&1 &
     launcher=$!
