@@ -100,6 +100,11 @@ def parse_stats(stdout):
         at = end
 
 
+# counters only: the sharing report's per-page accounting would be part of
+# the time measured
+DSM_COUNTERS = {"DSM_STATS": "json", "DSM_REPORT": "off"}
+
+
 def run(command, env_extra, timeout):
     env = dict(os.environ, **env_extra)
     done = subprocess.run(command, capture_output=True, text=True, env=env,
@@ -130,11 +135,11 @@ def runs_for(kernel, spec, a):
            {"OMP_NUM_THREADS": str(workers)}, False)
     yield ("dsmomp 1 x T",
            [dsmrun, "-n", "1", "-t", str(a.threads), dsm] + problem +
-           first_variant, {"DSM_STATS": "json"}, True)
+           first_variant, DSM_COUNTERS, True)
     for name, flags in spec["variants"].items():
         yield ("dsmomp N x T " + name,
                [dsmrun, "-n", str(a.nodes), "-t", str(a.threads), dsm] +
-               problem + flags, {"DSM_STATS": "json"}, True)
+               problem + flags, DSM_COUNTERS, True)
     yield ("mpi N*T ranks", ["mpiexec", "-n", str(workers), mpi] + problem,
            {}, False)
     if spec.get("fortran"):

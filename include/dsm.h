@@ -141,6 +141,8 @@ typedef struct dsm_stats {
                                   epoch, from what the same program point
                                   fetched the last time */
     uint64_t prefetch_hits;  /* faults a prefetched copy served */
+    uint64_t parallel_regions; /* regions this node took part in (their
+                                  starts: node 0 forks, the others join) */
 } dsm_stats_t;
 DSM_API void dsm_stats_get(dsm_stats_t *out);
 

@@ -261,6 +261,18 @@ dsm_status_t dsm_config_load(void)
         }
         strcpy(config.stats_file, s);
     }
+    s = getenv("DSM_REPORT");
+    if (!s || !*s || !strcmp(s, "auto"))
+        config.report = DSM_REPORT_AUTO;
+    else if (!strcmp(s, "sharing"))
+        config.report = DSM_REPORT_SHARING;
+    else if (!strcmp(s, "off") || !strcmp(s, "0"))
+        config.report = DSM_REPORT_OFF;
+    else {
+        dsm_log(DSM_LOG_ERROR, "DSM_REPORT=%s: expected auto, sharing or off",
+                s);
+        return DSM_ERR_INVALID;
+    }
     return DSM_OK;
 }
 

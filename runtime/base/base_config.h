@@ -18,6 +18,13 @@ typedef enum dsm_stats_mode {
     DSM_STATS_JSON,
 } dsm_stats_mode_t;
 
+typedef enum dsm_report_mode {
+    DSM_REPORT_AUTO = 0,           /* with DSM_STATS=1, when the protocol
+                                      takes a noticeable share of the run */
+    DSM_REPORT_SHARING,            /* always */
+    DSM_REPORT_OFF,
+} dsm_report_mode_t;
+
 typedef enum dsm_ucx_err_mode {
     DSM_UCX_ERR_AUTO = 0,          /* peer mode only towards other hosts */
     DSM_UCX_ERR_PEER,
@@ -40,6 +47,7 @@ typedef struct dsm_config {
     size_t stack_size;             /* DSM_STACK_SIZE: sharable main stack */
     dsm_stats_mode_t stats;        /* DSM_STATS: 0, 1, json */
     char stats_file[256];          /* DSM_STATS_FILE, "" = stderr/stdout */
+    dsm_report_mode_t report;      /* DSM_REPORT: auto, sharing, off */
     unsigned timeout_ms;           /* DSM_TIMEOUT in seconds, stored in ms */
     int progress_thread;           /* DSM_PROGRESS_THREAD: 1 */
     int activity_fd;               /* DSM_ACTIVITY_FD: dsmrun's board, -1 */

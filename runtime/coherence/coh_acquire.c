@@ -23,6 +23,7 @@
 
 #include "base_log.h"
 #include "coh_protocol.h"
+#include "coh_sharing.h"
 #include "coh_state.h"
 #include "coh_stats.h"
 #include "coh_wire.h"
@@ -231,7 +232,9 @@ dsm_status_t dsm_coh_sync(unsigned what)
         return DSM_ERR_STATE;
     if (what & ~(unsigned)(DSM_COH_RELEASE | DSM_COH_ACQUIRE))
         return DSM_ERR_INVALID;
+    uint64_t t0 = coh_sharing_sync_begin();
     dsm_sys_on_rtstack(sync_call, &what);
+    coh_sharing_sync_end(t0);
     return DSM_OK;
 }
 

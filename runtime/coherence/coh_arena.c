@@ -440,6 +440,37 @@ static dsm_status_t block_lookup(const dsm_arena_t *a, uintptr_t ptr,
     }
 }
 
+/* The live block holding addr, anywhere inside it; lock held. */
+static dsm_status_t block_around(const dsm_arena_t *a, uintptr_t addr,
+                                 uintptr_t *start, size_t *usable)
+{
+    if (addr < a->lo || addr >= a->hi)
+        return DSM_ERR_INVALID;
+    uint32_t page = (uint32_t)((addr - a->lo) >> DSM_PAGE_SHIFT);
+    uint32_t tag = a->tags[page];
+    if (tag_kind(tag) == PAGE_SLAB) {
+        const struct slab *slab = &a->slabs[tag_value(tag)];
+        const struct size_class *c = &a->classes[slab->cls];
+        uintptr_t index = (addr - page_addr(a, slab->first_page)) / c->size;
+        if (index >= c->blocks ||
+            (slab->free_bits[index / 64] & (UINT64_C(1) << (index % 64))))
+            return DSM_ERR_INVALID;
+        *start = page_addr(a, slab->first_page) + index * c->size;
+        *usable = c->size;
+        return DSM_OK;
+    }
+    /* inner pages of a large block (or of a free run) lead back to its
+     * head */
+    while (tag_kind(tag) == PAGE_INNER && page > 0)
+        tag = a->tags[--page];
+    if (tag_kind(tag) != PAGE_LARGE ||
+        addr - page_addr(a, page) >= (size_t)tag_value(tag) << DSM_PAGE_SHIFT)
+        return DSM_ERR_INVALID;
+    *start = page_addr(a, page);
+    *usable = (size_t)tag_value(tag) << DSM_PAGE_SHIFT;
+    return DSM_OK;
+}
+
 /* ---- entry points ------------------------------------------------------ */
 
 dsm_status_t dsm_arena_create(uintptr_t lo, uintptr_t hi, dsm_arena_t **out)
@@ -848,4 +879,15 @@ int dsm_arena_check(dsm_arena_t *arena)
     int ok = check_locked(arena);
     pthread_mutex_unlock(&arena->lock);
     return ok;
+}
+
+dsm_status_t dsm_arena_block_of(dsm_arena_t *arena, uintptr_t addr,
+                                uintptr_t *start, size_t *usable)
+{
+    if (arena == NULL || start == NULL || usable == NULL)
+        return DSM_ERR_INVALID;
+    pthread_mutex_lock(&arena->lock);
+    dsm_status_t st = block_around(arena, addr, start, usable);
+    pthread_mutex_unlock(&arena->lock);
+    return st;
 }

@@ -58,6 +58,12 @@ dsm_status_t dsm_arena_usable_size(dsm_arena_t *arena, uintptr_t ptr,
 size_t dsm_arena_pages_in_block(dsm_arena_t *arena, uintptr_t addr,
                                 size_t max);
 
+/* The live block holding addr (anywhere inside it): its start and usable
+ * size.  DSM_ERR_INVALID when addr is in no live block (free, or a free
+ * slot of a slab, or outside the arena). */
+dsm_status_t dsm_arena_block_of(dsm_arena_t *arena, uintptr_t addr,
+                                uintptr_t *start, size_t *usable);
+
 /* Non-zero when ptr lies in [lo, hi), allocated or not. */
 int dsm_arena_contains(const dsm_arena_t *arena, uintptr_t ptr);
 

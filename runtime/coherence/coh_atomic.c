@@ -25,6 +25,7 @@
 #include "base_log.h"
 #include "coh_check.h"
 #include "coh_protocol.h"
+#include "coh_sharing.h"
 #include "coh_state.h"
 #include "coh_wire.h"
 #include "coherence.h"
@@ -205,6 +206,7 @@ static dsm_status_t atomic_body(void *addr, unsigned size,
     long idx = coh_page_index(a);
     if (idx < 0)
         return DSM_ERR_INVALID;
+    coh_sharing_atomic((size_t)idx, a, op == DSM_ATOMIC_LOAD);
     coh_page_lock((size_t)idx);
     dsm_status_t st = atomic_locked(idx, a, size, op, operand, expected, old);
     coh_check_page((size_t)idx, "an atomic");
@@ -469,7 +471,9 @@ dsm_status_t dsm_coh_atomic(void *addr, unsigned size, dsm_coh_atomic_op_t op,
     if (!dsm_config()->progress_thread)
         dsm_tp_progress();
     atomic_call_t c = {addr, size, op, operand, expected, 0, DSM_OK};
+    uint64_t t0 = coh_sharing_sync_begin();
     dsm_sys_on_rtstack(atomic_call, &c);
+    coh_sharing_atomic_end(t0);
     if (c.status == DSM_OK)
         *old = c.old;
     return c.status;

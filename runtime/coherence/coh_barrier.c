@@ -26,6 +26,7 @@
 #include "base_log.h"
 #include "coh_check.h"
 #include "coh_protocol.h"
+#include "coh_sharing.h"
 #include "coh_state.h"
 #include "coh_stats.h"
 #include "coh_wire.h"
@@ -237,6 +238,8 @@ static void gather_departure(void)
     gather_epoch++;
     coh_spin_unlock(&gather_lock);
     if (!hdr.overflow) {
+        coh_sharing_epoch(depart_buf + gather_records_offset(),
+                          out - gather_records_offset(), hdr.nrecords);
         const coh_migration_t *moves;
         size_t n = coh_migrate_plan(depart_buf + gather_records_offset(),
                                     out - gather_records_offset(),
@@ -338,6 +341,7 @@ void coh_barrier_global(void)
     depart_and_move(depart_buf, depart_len);
     coh_prefetch_epoch(coh_prefetch_pending());
     COH_STAT_ADD(barriers, 1);
+    coh_sharing_barrier();
     coh_check_table("a barrier's end");
     coh_protocol_unlock();
 }

@@ -16,6 +16,7 @@
 #include "base_time.h"
 #include "coh_check.h"
 #include "coh_protocol.h"
+#include "coh_sharing.h"
 #include "coh_state.h"
 #include "coh_stats.h"
 #include "coh_wire.h"
@@ -363,6 +364,7 @@ int coh_fault_handler(uintptr_t addr, int access)
         }
     }
     /* anything else: another thread resolved the fault first; retry */
+    coh_sharing_fault(index, addr, state, flags, access, t0);
     coh_check_page(index, "a page fault");
     coh_page_unlock(index);
     COH_STAT_ADD(protocol_ns, dsm_now_ns() - t0);

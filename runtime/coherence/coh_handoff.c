@@ -26,6 +26,8 @@
 
 #include "base_log.h"
 #include "coh_protocol.h"
+#include "coh_sharing.h"
+#include "coh_stats.h"
 #include "coh_state.h"
 #include "coh_wire.h"
 #include "coherence.h"
@@ -69,6 +71,8 @@ dsm_status_t dsm_coh_handoff_export(void *buf, size_t cap, size_t *len)
     if (cap < DSM_COH_HANDOFF_MIN)
         return DSM_ERR_INVALID;
     handoff_call_t c = {.buf = buf, .cap = cap};
+    COH_STAT_ADD(parallel_regions, 1);
+    coh_sharing_fork();     /* on the master's stack: it records it */
     dsm_sys_on_rtstack(export_body, &c);
     if (c.status == DSM_OK)
         *len = c.len;
@@ -109,6 +113,8 @@ dsm_status_t dsm_coh_handoff_import(int from, const void *buf, size_t len)
     if (from < 0 || from >= coh.size)
         return DSM_ERR_INVALID;
     handoff_call_t c = {.cbuf = buf, .len = len, .from = from};
+    COH_STAT_ADD(parallel_regions, 1);
+    coh_sharing_fork();
     dsm_sys_on_rtstack(import_body, &c);
     return c.status;
 }

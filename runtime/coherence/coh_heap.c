@@ -14,6 +14,7 @@
 
 #include "base_log.h"
 #include "coh_arena.h"
+#include "coh_heap_sites.h"
 #include "coh_protocol.h"
 #include "coh_state.h"
 #include "coh_wire.h"
@@ -41,7 +42,20 @@ int coh_heap_arena_of(size_t index)
 dsm_status_t coh_heap_setup(void)
 {
     uintptr_t lo = coh.heap_base + coh.arena_bytes * (size_t)coh.rank;
-    return dsm_arena_create(lo, lo + coh.arena_bytes, &arena);
+    dsm_status_t st = coh_heap_sites_setup(lo, lo + coh.arena_bytes);
+    return st != DSM_OK ? st : dsm_arena_create(lo, lo + coh.arena_bytes,
+                                                &arena);
+}
+
+int coh_heap_describe(uintptr_t addr, coh_heap_site_t *out)
+{
+    uintptr_t start = 0;
+    size_t size = 0;
+    if (!arena || !dsm_arena_contains(arena, addr))
+        return -1;
+    if (dsm_arena_block_of(arena, addr, &start, &size) != DSM_OK)
+        size = 0;   /* freed since: the last block recorded there */
+    return coh_heap_sites_lookup(addr, start, size, out);
 }
 
 size_t coh_heap_block_pages(size_t index, size_t max)
@@ -121,6 +135,7 @@ void *dsm_aligned_alloc(size_t alignment, size_t size)
         errno = ENOMEM;
         return NULL;
     }
+    coh_heap_site_record((void *)p, size);
     return (void *)p;
 }
 

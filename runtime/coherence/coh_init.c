@@ -16,6 +16,8 @@
 #include "base_log.h"
 #include "coh_check.h"
 #include "coh_protocol.h"
+#include "coh_report.h"
+#include "coh_sharing.h"
 #include "coh_state.h"
 #include "coh_stats.h"
 #include "coherence.h"
@@ -186,6 +188,10 @@ static dsm_status_t setup_region(const dsm_coh_init_args_t *args)
     coh.heap_base = cfg->region_base + (stack_pages << DSM_PAGE_SHIFT);
     coh.arena_bytes = ((heap_pages - stack_pages) / (size_t)coh.size)
                       << DSM_PAGE_SHIFT;
+    /* the sharing report's tables first: the arena records its blocks'
+     * call sites from its first allocation on (coh_heap_sites.h) */
+    if ((st = coh_sharing_setup()) != DSM_OK)
+        return st;
     return coh_heap_setup();
 }
 
@@ -330,7 +336,8 @@ dsm_status_t dsm_coh_init(const dsm_coh_init_args_t *args)
         (st = coh_lock_register_handlers()) != DSM_OK ||
         (st = coh_heap_register_handlers()) != DSM_OK ||
         (st = coh_migrate_register_handlers()) != DSM_OK ||
-        (st = coh_atomic_register_handlers()) != DSM_OK)
+        (st = coh_atomic_register_handlers()) != DSM_OK ||
+        (st = coh_report_register_handlers()) != DSM_OK)
         return st;
 
     dsm_tp_segments_t seg = {
@@ -350,6 +357,7 @@ dsm_status_t dsm_coh_init(const dsm_coh_init_args_t *args)
     coh.initialized = 1;
     coh.heap_early = 0;
     coh.started_by_runtime = 1;
+    coh_report_start();     /* the run's clock: the job is wired up */
     return DSM_OK;
 }
 
@@ -376,7 +384,8 @@ dsm_status_t dsm_coh_finalize(void)
     /* node-local from now on: direct pages keep their contents, and a
      * write makes them this process's own */
     coh_direct_end(0, coh.npages, 1);
-    coh_stats_report();
+    /* one table (and the sharing report) for the whole job, at node 0 */
+    coh_report_finalize();
     dsm_status_t st = dsm_tp_finalize();
     coh.initialized = 0;
     dsm_sys_fault_uninstall();

@@ -20,6 +20,7 @@
 #include "coh_check.h"
 #include "coh_diff.h"
 #include "coh_protocol.h"
+#include "coh_sharing.h"
 #include "coh_state.h"
 #include "coh_stats.h"
 #include "coh_wire.h"
@@ -186,6 +187,7 @@ static size_t send_diff(size_t index, coh_page_t *pg)
     diff_msg_pages++;
     COH_STAT_ADD(diffs_sent, 1);
     COH_STAT_ADD(diff_bytes_sent, n);
+    coh_sharing_diff(index, rec + sizeof(coh_diff_page_t), n);
     return n;
 }
 

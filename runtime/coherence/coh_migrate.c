@@ -34,6 +34,7 @@
 #include "base_log.h"
 #include "coh_check.h"
 #include "coh_protocol.h"
+#include "coh_sharing.h"
 #include "coh_state.h"
 #include "coh_stats.h"
 #include "coh_wire.h"
@@ -186,6 +187,7 @@ static void move_chunk(size_t first, size_t count, int home)
         int old = pg->home;
         if (old == home)
             continue;
+        coh_sharing_migrated(p, home);
         if (home == coh.rank) {
             if (atomic_load(&pg->state) == PS_INVALID) {
                 /* nobody writes before every node has applied the move,

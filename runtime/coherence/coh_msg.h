@@ -29,6 +29,11 @@ enum coh_am_id {
     COH_AM_MIGRATE_GO     = 14, /* node 0 -> all: every node applied them */
     COH_AM_ATOMIC_REQ     = 15, /* node -> home: an atomic on its word */
     COH_AM_ATOMIC_REP     = 16, /* home -> node: the word before it */
+    COH_AM_REPORT         = 17, /* node -> node 0 at finalize: statistics
+                                   (coh_report_wire.h) */
+    COH_AM_REPORT_NAMES_REQ = 18, /* node 0 -> node: name heap blocks */
+    COH_AM_REPORT_NAMES_REP = 19,
+    COH_AM_LAST           = 19,
 };
 
 typedef struct coh_msg_share {

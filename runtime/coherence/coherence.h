@@ -159,4 +159,13 @@ void dsm_coh_join_extra_handler(dsm_coh_join_extra_fn fn);
 DSM_MUST_CHECK
 dsm_status_t dsm_coh_join_settle(void);
 
+/* The calling thread is now OpenMP thread num of the outermost team: the
+ * sharing report (coh_sharing.h) names the threads that touch a page by
+ * these numbers.  A store to a thread-local variable. */
+void dsm_coh_sharing_thread(int num);
+
+/* The name the job's statistics give message kind id of a layer above
+ * (ids past coherence's own; name: a string constant).  Start-up. */
+void dsm_coh_report_am_name(int id, const char *name);
+
 #endif

@@ -108,6 +108,9 @@ void fj_mailbox_register(void)
         dsm_tp_am_register(DSM_TP_AM_FORKJOIN, FJ_AM_SETTLE, on_settle,
                            NULL) != DSM_OK)
         dsm_fatal("cannot register the fork-join messages");
+    dsm_coh_report_am_name(FJ_AM_FORK, "fork");
+    dsm_coh_report_am_name(FJ_AM_EXIT, "exit");
+    dsm_coh_report_am_name(FJ_AM_SETTLE, "settle");
 }
 
 static int arrived(uint32_t seen)

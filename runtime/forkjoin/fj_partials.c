@@ -224,6 +224,8 @@ void fj_partials_register(void)
         dsm_tp_am_register(DSM_TP_AM_FORKJOIN, FJ_AM_PULL, on_pull,
                            NULL) != DSM_OK)
         dsm_fatal("cannot register the reduction messages");
+    dsm_coh_report_am_name(FJ_AM_REDUCE, "reduce");
+    dsm_coh_report_am_name(FJ_AM_PULL, "pull");
     dsm_coh_join_extra_handler(on_join_extra);
 }
 

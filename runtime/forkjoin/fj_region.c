@@ -135,6 +135,8 @@ void fj_member_run(fj_thread_t *self, fj_team_t *team, int num)
     self->reductions_safe = self->doacross = 0;
     self->icv = team->icv;
     int32_t gtid = self->gtid, btid = self->num;
+    if (!team->parent)      /* the sharing report's thread numbers */
+        dsm_coh_sharing_thread(num);
     fj_task_member_begin(self);
     fj_call_microtask(team->microtask, &gtid, &btid, team->args);
     fj_cancel_member_end(self);     /* a cancelled region's end: fj_cancel.h */

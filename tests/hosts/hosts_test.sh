@@ -2,7 +2,8 @@
 # hosts_test.sh CASE - dsmrun across hosts: network namespaces joined by a
 # bridge (netns.sh), nodes started over ssh or by srun, UCX forced onto TCP.
 # Environment (from meson): DSMRUN, OMP_REDUCTION, OMP_ATOMIC, JACOBI (OpenMP
-# programs built by dsmcc that check their own answers), NODE_ECHO (a node
+# programs built by dsmcc that check their own answers), REPORT_FALSE_SHARING,
+# REPORT_CHECK, REPORT_PYTHON, REPORT_SRC, DSM_H (tests/report), NODE_ECHO (a node
 # program without the runtime), NODE_FAILURE (a DSM program that puts its
 # nodes in known states), BOARD_PROBE (reads an activity board).
 # Exit: 0 pass, 1 fail, 77 skip (no root, a package missing).
@@ -342,6 +343,35 @@ case $CASE in
     no_sanitizer_report "$HOSTS_TMP/out"
     expect_nothing_left
     ;;
+  ssh_stats)
+    # one table and one report for a job on 3 hosts, gathered by node 0
+    # over the job's connections (tests/report)
+    hosts_create 3
+    hosts_start_sshd
+    hosts_run 1 env DSM_STATS=1 DSM_REPORT=sharing "$DSMRUN" \
+      --hosts "$(hostlist 3)" "$REPORT_FALSE_SHARING" \
+      > "$HOSTS_TMP/out" 2> "$HOSTS_TMP/err" ||
+      { cat "$HOSTS_TMP/out" "$HOSTS_TMP/err"; fail "DSM_STATS=1 job"; }
+    no_sanitizer_report "$HOSTS_TMP/err"
+    "$REPORT_PYTHON" "$REPORT_CHECK" table "$HOSTS_TMP/err" 3 "$DSM_H" ||
+      fail "the table across hosts"
+    "$REPORT_PYTHON" "$REPORT_CHECK" entry "$HOSTS_TMP/err" "false sharing" \
+      "global \`hits'" || fail "the global array across hosts"
+    # node 2's heap block is named by node 0 (the block's node names it)
+    line=$(grep -nF '/* the heap array */' "$REPORT_SRC/report_false_sharing.c" |
+           cut -d: -f1)
+    "$REPORT_PYTHON" "$REPORT_CHECK" entry "$HOSTS_TMP/err" "false sharing" \
+      "heap block allocated at" "report_false_sharing.c:$line " ||
+      fail "the heap array across hosts"
+    hosts_run 1 env DSM_STATS=json DSM_STATS_FILE="$HOSTS_TMP/doc.json" \
+      "$DSMRUN" --hosts "$(hostlist 3)" "$REPORT_FALSE_SHARING" \
+      > "$HOSTS_TMP/out" 2>&1 ||
+      { cat "$HOSTS_TMP/out"; fail "DSM_STATS=json job"; }
+    no_sanitizer_report "$HOSTS_TMP/out"
+    "$REPORT_PYTHON" "$REPORT_CHECK" json "$HOSTS_TMP/doc.json" 3 "$DSM_H" ||
+      fail "the JSON document across hosts"
+    expect_nothing_left
+    ;;
   ssh_kill_node)
     hosts_create 3
     hosts_start_sshd
@@ -374,7 +404,9 @@ case $CASE in
     hosts_create 3
     hosts_start_sshd
     # identical layout and no randomisation on every host
-    hosts_run 1 "$DSMRUN" --hosts "$(hostlist 3)" "$NODE_ECHO" report \
+    # node_echo is the launcher's test node, not built with dsmcc
+    DSMRUN_ANY_PROGRAM=1 hosts_run 1 "$DSMRUN" --hosts "$(hostlist 3)" \
+      "$NODE_ECHO" report \
       > "$HOSTS_TMP/out" 2>&1 || { cat "$HOSTS_TMP/out"; fail "report job failed"; }
     cat "$HOSTS_TMP/out"
     no_sanitizer_report "$HOSTS_TMP/out"
@@ -384,8 +416,8 @@ case $CASE in
       fail "the address-space layout differs between hosts"
     expect_nothing_left
     # the token is on no command line; SIGINT reaches every node
-    ip netns exec "${HOSTS_NS[1]}" "$DSMRUN" --hosts "$(hostlist 2)" \
-      "$NODE_ECHO" block > "$HOSTS_TMP/out" 2>&1 &
+    DSMRUN_ANY_PROGRAM=1 ip netns exec "${HOSTS_NS[1]}" "$DSMRUN" \
+      --hosts "$(hostlist 2)" "$NODE_ECHO" block > "$HOSTS_TMP/out" 2>&1 &
     launcher=$!
     wait_running 2 node_echo
     node=$(hosts_procs 2 node_echo)
@@ -413,7 +445,8 @@ case $CASE in
     export LSAN_OPTIONS=${LSAN_OPTIONS:-verbosity=0}
     # -x and DSM_PASS_ENV add names; anything else stays behind
     HOSTS_X_OPTION=one HOSTS_X_LIST=two HOSTS_X_NOT=three \
-      DSM_PASS_ENV=HOSTS_X_LIST ip netns exec "${HOSTS_NS[1]}" "$DSMRUN" \
+      DSM_PASS_ENV=HOSTS_X_LIST DSMRUN_ANY_PROGRAM=1 \
+      ip netns exec "${HOSTS_NS[1]}" "$DSMRUN" \
       -x HOSTS_X_OPTION --hosts "$(hostlist 2)" "$NODE_ECHO" block \
       > "$HOSTS_TMP/out" 2>&1 &
     launcher=$!
