@@ -465,13 +465,15 @@ void fj_task_unref(fj_task_t *t)
 
 /* ---- taskwait, taskyield, taskgroup ------------------------------------------------ */
 
-/* The tied task suspended at a scheduling point constrains what this
- * thread may start meanwhile; an untied one does not. */
+/* The task suspended at a scheduling point constrains what this thread
+ * may start meanwhile.  An untied one too: it is suspended inside one of
+ * its parts, on this thread's stack, and cannot move until everything
+ * started above it returned (an ancestor run above it that waits for it
+ * would never return). */
 static fj_task_t *suspend(fj_task_thread_t *me)
 {
     fj_task_t *root = me->tied_root;
-    if (!(me->current->flags & FJ_TASK_UNTIED))
-        me->tied_root = me->current;
+    me->tied_root = me->current;
     return root;
 }
 

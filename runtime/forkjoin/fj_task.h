@@ -104,8 +104,9 @@ void fj_task_unref(fj_task_t *t);
 
 typedef struct fj_task_thread {
     fj_task_t *current;          /* the task running here (implicit too) */
-    fj_task_t *tied_root;        /* innermost tied task suspended here at
-                                    a scheduling point; NULL: none (TSC) */
+    fj_task_t *tied_root;        /* innermost task (untied too) suspended
+                                    here at a scheduling point; NULL: none
+                                    (TSC) */
     fj_bell_t *bell;
     int bound;                   /* bell is final (set after start-up) */
     fj_task_pool_t *alone;       /* tasks made outside an active team */

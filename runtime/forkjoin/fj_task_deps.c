@@ -415,8 +415,7 @@ void fj_deps_wait(fj_task_thread_t *me, fj_task_t *parent, int ndeps,
     }
     if (atomic_fetch_sub(&node->npred, 1) != 1) {
         fj_task_t *root = me->tied_root;
-        if (!(parent->flags & FJ_TASK_UNTIED))
-            me->tied_root = parent;
+        me->tied_root = parent;     /* suspended on this stack, untied too */
         fj_pool_wait(me, node_free, node, &node->waiter, 0);
         me->tied_root = root;
     }

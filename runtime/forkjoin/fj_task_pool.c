@@ -195,14 +195,17 @@ fj_task_pool_t *fj_task_context_pool(fj_task_thread_t *me)
 
 /* ---- the scheduling constraint ------------------------------------------ */
 
-/* A new tied task may start in a thread only if it descends from the
- * innermost tied task suspended there at a scheduling point other than a
+/* A task may start (or resume) in a thread only if it descends from the
+ * innermost task suspended there at a scheduling point other than a
  * barrier (OpenMP's task scheduling constraint): otherwise that task could
- * wait for something the new one holds (a lock, its own descendants). */
+ * wait for something the new one holds (a lock, its own descendants).
+ * Untied tasks are not exempt: tasks run on the stack of the thread that
+ * runs them, so an untied ancestor started above a suspended task and
+ * waiting for it would never let it continue. */
 static int allowed(const fj_task_thread_t *me, const fj_task_t *t)
 {
     const fj_task_t *root = me->tied_root;
-    if (!root || (t->flags & FJ_TASK_UNTIED))
+    if (!root)
         return 1;
     const fj_task_t *p = t->parent;
     while (p && p != root && p->level > root->level)
@@ -244,18 +247,26 @@ static fj_task_t *deque_take(fj_deque_t *d, const fj_task_thread_t *me,
         return NULL;
     fj_task_t *t = NULL;
     spin_lock(&d->lock);
-    if (d->tail != d->head) {
-        uint32_t at = newest ? d->tail - 1 : d->head;
+    /* the first allowed task from the chosen end: one the constraint
+     * forbids must not hide the descendants queued behind it */
+    uint32_t n = d->tail - d->head;
+    for (uint32_t k = 0; k < n && !t; k++) {
+        uint32_t at = newest ? d->tail - 1 - k : d->head + k;
         fj_task_t *cand = d->slot[at & d->mask];
-        if (allowed(me, cand)) {
-            t = cand;
-            if (newest)
-                d->tail--;
-            else
-                d->head++;
-            atomic_store_explicit(&d->count, d->tail - d->head,
-                                  memory_order_relaxed);
+        if (!allowed(me, cand))
+            continue;
+        t = cand;
+        if (newest) {
+            for (uint32_t i = at; i != d->tail - 1; i++)
+                d->slot[i & d->mask] = d->slot[(i + 1) & d->mask];
+            d->tail--;
+        } else {
+            for (uint32_t i = at; i != d->head; i--)
+                d->slot[i & d->mask] = d->slot[(i - 1) & d->mask];
+            d->head++;
         }
+        atomic_store_explicit(&d->count, d->tail - d->head,
+                              memory_order_relaxed);
     }
     spin_unlock(&d->lock);
     return t;
