@@ -82,6 +82,12 @@ __attribute__((noreturn)) void gomp_unsupported(const char *construct,
  * outlined bodies (f._omp_fn.3) named by the function they came from. */
 const char *gomp_location(const void *caller, char *buf, size_t size);
 
+/* GOMP_loop(_ull)_start's clauses dsmomp does not support end the job;
+ * entry: the function's name for the message. */
+void gomp_check_loop_start(const char *entry, const void *caller,
+                           const void *istart, const uintptr_t *reductions,
+                           void *const *mem);
+
 /* OMP_CANCELLATION asks for cancellation (it is then not supported). */
 bool gomp_cancellation_requested(void);
 

@@ -208,29 +208,12 @@ GOMP_EXPORT bool GOMP_loop_ordered_start(long start, long end, long incr,
                                          long *istart, long *iend,
                                          uintptr_t *reductions, void **mem);
 
-static void check_loop_start(const void *caller, const void *istart,
-                             const uintptr_t *reductions, void *const *mem)
-{
-    if (reductions)
-        gomp_unsupported("reduction(task, ...) on a loop", caller,
-                         "tasks run undeferred; use a plain reduction "
-                         "clause");
-    if (mem)
-        gomp_unsupported("lastprivate(conditional:) or reduction(inscan, "
-                         "...) on a loop", caller,
-                         "use lastprivate, or a reduction and a second "
-                         "loop");
-    if (!istart)
-        gomp_unsupported("a loop opened without its first chunk "
-                         "(GOMP_loop_start with no istart)", caller,
-                         "rebuild with gcc 12");
-}
-
 bool GOMP_loop_start(long start, long end, long incr, long sched,
                      long chunk_size, long *istart, long *iend,
                      uintptr_t *reductions, void **mem)
 {
-    check_loop_start(__builtin_return_address(0), istart, reductions, mem);
+    gomp_check_loop_start("GOMP_loop_start", __builtin_return_address(0),
+                          istart, reductions, mem);
     return start_long(gomp_kmp_schedule(sched, false), start, end, incr,
                       chunk_size, istart, iend);
 }
@@ -239,7 +222,8 @@ bool GOMP_loop_ordered_start(long start, long end, long incr, long sched,
                              long chunk_size, long *istart, long *iend,
                              uintptr_t *reductions, void **mem)
 {
-    check_loop_start(__builtin_return_address(0), istart, reductions, mem);
+    gomp_check_loop_start("GOMP_loop_start", __builtin_return_address(0),
+                          istart, reductions, mem);
     return start_long(gomp_kmp_schedule(sched, true), start, end, incr,
                       chunk_size, istart, iend);
 }

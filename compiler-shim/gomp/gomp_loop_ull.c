@@ -111,29 +111,12 @@ GOMP_EXPORT bool GOMP_loop_ull_ordered_start(bool up, ull start, ull end,
                                              ull *iend, uintptr_t *reductions,
                                              void **mem);
 
-static void check_start(const void *caller, const void *istart,
-                        const uintptr_t *reductions, void *const *mem)
-{
-    if (reductions)
-        gomp_unsupported("reduction(task, ...) on a loop", caller,
-                         "tasks run undeferred; use a plain reduction "
-                         "clause");
-    if (mem)
-        gomp_unsupported("lastprivate(conditional:) or reduction(inscan, "
-                         "...) on a loop", caller,
-                         "use lastprivate, or a reduction and a second "
-                         "loop");
-    if (!istart)
-        gomp_unsupported("a loop opened without its first chunk "
-                         "(GOMP_loop_ull_start with no istart)", caller,
-                         "rebuild with gcc 12");
-}
-
 bool GOMP_loop_ull_start(bool up, ull start, ull end, ull incr, long sched,
                          ull chunk_size, ull *istart, ull *iend,
                          uintptr_t *reductions, void **mem)
 {
-    check_start(__builtin_return_address(0), istart, reductions, mem);
+    gomp_check_loop_start("GOMP_loop_ull_start", __builtin_return_address(0),
+                          istart, reductions, mem);
     return start_ull(gomp_kmp_schedule(sched, false), up, start, end, incr,
                      chunk_size, istart, iend);
 }
@@ -143,7 +126,8 @@ bool GOMP_loop_ull_ordered_start(bool up, ull start, ull end, ull incr,
                                  ull *iend, uintptr_t *reductions,
                                  void **mem)
 {
-    check_start(__builtin_return_address(0), istart, reductions, mem);
+    gomp_check_loop_start("GOMP_loop_ull_start", __builtin_return_address(0),
+                          istart, reductions, mem);
     return start_ull(gomp_kmp_schedule(sched, true), up, start, end, incr,
                      chunk_size, istart, iend);
 }

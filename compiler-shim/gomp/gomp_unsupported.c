@@ -47,6 +47,28 @@ void gomp_unsupported(const char *construct, const void *caller,
               gomp_location(caller, where, sizeof where), why);
 }
 
+void gomp_check_loop_start(const char *entry, const void *caller,
+                           const void *istart, const uintptr_t *reductions,
+                           void *const *mem)
+{
+    if (reductions)
+        gomp_unsupported("reduction(task, ...) on a loop", caller,
+                         "tasks run undeferred; use a plain reduction "
+                         "clause");
+    if (mem)
+        gomp_unsupported("lastprivate(conditional:) or reduction(inscan, "
+                         "...) on a loop", caller,
+                         "use lastprivate, or a reduction and a second "
+                         "loop");
+    if (!istart) {
+        char construct[96];
+        snprintf(construct, sizeof construct,
+                 "a loop opened without its first chunk (%s with no "
+                 "istart)", entry);
+        gomp_unsupported(construct, caller, "rebuild with gcc 12");
+    }
+}
+
 bool gomp_cancellation_requested(void)
 {
     const char *v = getenv("OMP_CANCELLATION");
