@@ -152,3 +152,33 @@ void *coh_table_alloc(size_t bytes)
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     return p == MAP_FAILED ? NULL : p;
 }
+
+void coh_runs_flush(coh_runs_t *b)
+{
+    if (!b->n)
+        return;
+    for (size_t r = 0; r < b->n; r++)
+        b->items[r] = (dsm_tp_get_item_t){(uint64_t)b->first[r]
+                                              << DSM_PAGE_SHIFT,
+                                          coh_page_rt(b->first[r]),
+                                          b->count[r] << DSM_PAGE_SHIFT};
+    dsm_status_t st = dsm_tp_get_batch(b->home, DSM_TP_SEG_REGION, b->items,
+                                       b->n);
+    if (st != DSM_OK)
+        dsm_fatal("%s: %zu runs of pages from node %d: %s", b->what, b->n,
+                  b->home, dsm_status_string(st));
+    if (b->fetched)
+        for (size_t r = 0; r < b->n; r++)
+            b->fetched(b->first[r], b->count[r]);
+    b->n = 0;
+}
+
+void coh_runs_add(coh_runs_t *b, size_t first, size_t n, int home)
+{
+    if (b->n && (b->home != home || b->n == COH_RUNS_AT_ONCE))
+        coh_runs_flush(b);
+    b->home = home;
+    b->first[b->n] = first;
+    b->count[b->n] = n;
+    b->n++;
+}

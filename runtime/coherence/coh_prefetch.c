@@ -166,52 +166,21 @@ static int wanted(size_t index)
            !dsm_tp_peer_mapped(pg->home, DSM_TP_SEG_REGION);
 }
 
-/* Runs of pages locked for fetching, all of one home, fetched together:
- * their gets are in flight at once (one round trip for the lot). */
-#define BATCH_RUNS 64
-static struct {
-    int home;
-    size_t n;
-    size_t first[BATCH_RUNS], count[BATCH_RUNS];
-    dsm_tp_get_item_t items[BATCH_RUNS];
-} batch;
-
-static void fetch_batch(void)
+/* A prefetched run has arrived: its pages become FETCHED copies. */
+static void fetched(size_t first, size_t n)
 {
-    if (!batch.n)
-        return;
-    for (size_t r = 0; r < batch.n; r++)
-        batch.items[r] = (dsm_tp_get_item_t){
-            (uint64_t)batch.first[r] << DSM_PAGE_SHIFT,
-            coh_page_rt(batch.first[r]), batch.count[r] << DSM_PAGE_SHIFT};
-    dsm_status_t st = dsm_tp_get_batch(batch.home, DSM_TP_SEG_REGION,
-                                       batch.items, batch.n);
-    if (st != DSM_OK)
-        dsm_fatal("prefetching %zu runs of pages from node %d: %s", batch.n,
-                  batch.home, dsm_status_string(st));
-    for (size_t r = 0; r < batch.n; r++) {
-        for (size_t p = batch.first[r]; p < batch.first[r] + batch.count[r];
-             p++) {
-            atomic_store_explicit(&coh.pages[p].state, PS_FETCHED,
-                                  memory_order_release);
-            coh_check_page(p, "a prefetch");
-            coh_page_unlock(p);
-        }
-        COH_STAT_ADD(pages_prefetched, batch.count[r]);
+    for (size_t p = first; p < first + n; p++) {
+        atomic_store_explicit(&coh.pages[p].state, PS_FETCHED,
+                              memory_order_release);
+        coh_check_page(p, "a prefetch");
+        coh_page_unlock(p);
     }
-    batch.n = 0;
+    COH_STAT_ADD(pages_prefetched, n);
 }
 
-/* Queue [first, first+n) (locks held, all of home). */
-static void queue_run(size_t first, size_t n, int home)
-{
-    if (batch.n && (batch.home != home || batch.n == BATCH_RUNS))
-        fetch_batch();
-    batch.home = home;
-    batch.first[batch.n] = first;
-    batch.count[batch.n] = n;
-    batch.n++;
-}
+/* Runs locked for fetching (static: 64 runs of items are large for the
+ * runtime stack); used under the protocol mutex only. */
+static coh_runs_t batch = {.what = "prefetching", .fetched = fetched};
 
 /* Lock and check a page for a run. */
 static int take(size_t p)
@@ -243,10 +212,10 @@ static void prefetch(const label_entry_t *e)
                 p++;
                 n++;
             }
-            queue_run(first, n, home);
+            coh_runs_add(&batch, first, n, home);
         }
     }
-    fetch_batch();
+    coh_runs_flush(&batch);
 }
 
 void coh_prefetch_epoch(uintptr_t label)

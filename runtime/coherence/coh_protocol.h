@@ -192,4 +192,21 @@ void coh_join_finish_with(const void *departure, size_t len);
 /* mmap helper for runtime tables (zeroed, MAP_NORESERVE). */
 void *coh_table_alloc(size_t bytes);
 
+/* Runs of pages of one home fetched into the runtime view with their
+ * gets in flight together (dsm_tp_get_batch): runs are added in order and
+ * fetched when the home changes, the batch is full, or at the flush.
+ * `fetched` (may be NULL) is called for each run once it has arrived.
+ * Application threads, protocol mutex held (the prefetch, the refresh). */
+#define COH_RUNS_AT_ONCE 64
+typedef struct coh_runs {
+    const char *what;                     /* for the fatal message */
+    void (*fetched)(size_t first, size_t n);
+    int home;
+    size_t n;
+    size_t first[COH_RUNS_AT_ONCE], count[COH_RUNS_AT_ONCE];
+    dsm_tp_get_item_t items[COH_RUNS_AT_ONCE];
+} coh_runs_t;
+void coh_runs_add(coh_runs_t *b, size_t first, size_t n, int home);
+void coh_runs_flush(coh_runs_t *b);
+
 #endif

@@ -88,53 +88,25 @@ size_t coh_refresh_select(size_t first, size_t n)
     return chosen;
 }
 
-/* Runs of marked pages of one home, their gets in flight together. */
-#define RUNS_AT_ONCE 64
-typedef struct {
-    int home;
-    size_t n;
-    dsm_tp_get_item_t items[RUNS_AT_ONCE];
-} copy_batch_t;
-
-static void copy_batch(copy_batch_t *b)
-{
-    if (!b->n)
-        return;
-    dsm_status_t st = dsm_tp_get_batch(b->home, DSM_TP_SEG_REGION, b->items,
-                                       b->n);
-    if (st != DSM_OK)
-        dsm_fatal("refreshing %zu runs of pages from node %d: %s", b->n,
-                  b->home, dsm_status_string(st));
-    b->n = 0;
-}
-
-static void copy_run(copy_batch_t *b, size_t first, size_t n, int home)
-{
-    if (b->n && (b->home != home || b->n == RUNS_AT_ONCE))
-        copy_batch(b);
-    b->home = home;
-    b->items[b->n++] = (dsm_tp_get_item_t){(uint64_t)first << DSM_PAGE_SHIFT,
-                                           coh_page_rt(first),
-                                           n << DSM_PAGE_SHIFT};
-}
+/* The marked runs' gets in flight together; protocol mutex held. */
+static coh_runs_t batch = {.what = "refreshing"};
 
 void coh_refresh_copy(size_t first, size_t n)
 {
     size_t run = 0, copied = 0;
-    copy_batch_t batch = {.n = 0};
     for (size_t i = first; i <= first + n; i++) {
         const coh_page_t *pg = i < first + n ? &coh.pages[i] : NULL;
         int marked = pg && (atomic_load(&pg->flags) & PF_REFRESH);
         /* a run: consecutive marked pages of one home, one get */
         if (run && (!marked || pg->home != coh.pages[i - 1].home)) {
-            copy_run(&batch, i - run, run, coh.pages[i - 1].home);
+            coh_runs_add(&batch, i - run, run, coh.pages[i - 1].home);
             copied += run;
             run = 0;
         }
         if (marked)
             run++;
     }
-    copy_batch(&batch);
+    coh_runs_flush(&batch);
     /* the marks go only now: eager pages take their twins from the copy */
     for (size_t i = first; i < first + n; i++) {
         coh_page_t *pg = &coh.pages[i];
