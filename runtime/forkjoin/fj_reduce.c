@@ -45,22 +45,6 @@
 
 typedef void (*combine_fn)(void *lhs, void *rhs);
 
-static void entry_lock(fj_red_entry_t *e)
-{
-    for (unsigned i = 1;
-         atomic_exchange_explicit(&e->lock, 1, memory_order_acquire); i++) {
-        while (atomic_load_explicit(&e->lock, memory_order_relaxed))
-            fj_cpu_relax();
-        if ((i & 255) == 0)
-            sched_yield();
-    }
-}
-
-static void entry_unlock(fj_red_entry_t *e)
-{
-    atomic_store_explicit(&e->lock, 0, memory_order_release);
-}
-
 /* Combine the node's members into the first one's copies; returns 1 to
  * that one once every member has combined, 0 to the others. */
 static int combine_in_node(fj_team_t *team, uint64_t seq, void *data,
@@ -71,30 +55,30 @@ static int combine_in_node(fj_team_t *team, uint64_t seq, void *data,
         return 1;
     fj_red_entry_t *e = &team->red[seq % FJ_RED_ENTRIES];
     for (;;) {
-        entry_lock(e);
+        dsm_mutex_lock(&e->lock);
         if (e->seq == 0 || e->seq == seq)
             break;
         /* a reduction FJ_RED_ENTRIES earlier still holds the entry */
-        entry_unlock(e);
+        dsm_mutex_unlock(&e->lock);
         sched_yield();
     }
     if (e->seq == 0) {
         e->seq = seq;
         e->data = data;
         atomic_store_explicit(&e->count, 1, memory_order_relaxed);
-        entry_unlock(e);
+        dsm_mutex_unlock(&e->lock);
         fj_wait_at_least_about(&e->count, members, "the other threads of "
                                "this node in a reduction",
                                DSM_ACTIVITY_ABOUT_PARTIAL, team->region, seq);
-        entry_lock(e);
+        dsm_mutex_lock(&e->lock);
         e->seq = 0;
-        entry_unlock(e);
+        dsm_mutex_unlock(&e->lock);
         return 1;
     }
     combine(e->data, data);
     uint32_t n = atomic_fetch_add_explicit(&e->count, 1,
                                            memory_order_acq_rel) + 1;
-    entry_unlock(e);
+    dsm_mutex_unlock(&e->lock);
     if (n == members)
         fj_wake_all(&e->count);
     return 0;
