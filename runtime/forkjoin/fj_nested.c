@@ -9,7 +9,8 @@
  * barrier alone (team->nodes is 1), its loop counters, single numbering
  * and copyprivate word are the team's own words in private memory
  * (team->words, which fj_words.c serves with the CPU's atomics), its
- * reductions combine in the node - and nothing it does touches the state
+ * reductions combine in the node (the original, which other inner teams
+ * may share, under a cluster lock: fj_reduce.c) - and nothing it does touches the state
  * the cluster's team keeps across nodes: the loop slots and single
  * instances numbered alike on every node (the master's counters of the
  * outer region are saved and restored around the inner one).  Memory

@@ -22,6 +22,12 @@
  *    without dsmcc's plug-in): every node's holder gets 1 and combines
  *    into the original under a cluster lock named by the reduction's lock
  *    variable.
+ * A nested team (inside one node, fj_nested.c) combines under that
+ * cluster lock too: the original is often shared by the outer team, so
+ * the inner teams of several outer threads, on this node and on others,
+ * combine into it at the same time, with no barrier between them (two
+ * unlocked read-modify-writes on two nodes are two diffs of one word:
+ * the home keeps the last, and one team's result was lost).
  * Either way the barrier that follows the construct (clang emits it after
  * __kmpc_end_reduce, or it is the region's join) publishes the result.
  * The two paths do not order against each other: nowait reductions of one
@@ -142,13 +148,15 @@ int fj_reduce_begin(void *data, combine_fn combine, const void *key,
     uint64_t seq = ++self->reductions;
     if (!combine_in_node(team, seq, data, combine))
         return 0;
-    if (team->nodes == 1)
-        return 1;
+    if (team->nodes == 1 && !team->parent)
+        return 1;           /* the only team: nobody else combines */
 
     size_t off[RED_MAX_VARS], len;
-    if (sizes && (len = pack_layout(nvars, sizes, off)) != 0)
+    if (team->nodes > 1 && sizes &&
+        (len = pack_layout(nvars, sizes, off)) != 0)
         return reduce_by_partials(team, seq, data, combine, nvars, sizes,
                                   off, len);
+    /* across nodes without sizes, or a nested team: see the file header */
     fj_named_lock(key, "reduction");
     self->red_locked = 1;
     return 1;
