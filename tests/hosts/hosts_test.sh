@@ -284,13 +284,27 @@ hang_report_case() {
     grep -q -- --node-agent /proc/$pid/cmdline || dsmrun_pid=$pid
   done
   [ -n "$dsmrun_pid" ] || fail "no dsmrun process"
-  agent=$(hosts_procs 2 dsmrun)
+  # Both nodes must be in the deadlock itself, each waiting for the second
+  # lock while holding the first: a node seen waiting for its first lock,
+  # or still spinning on the other's flag, is not there yet.
+  local deadlocked="waiting for a lock grant*while holding 1 lock*"
+  local rank host states
   for ((t = 0; t < 200; t++)); do
-    state=$("$BOARD_PROBE" "$agent" 1) || state=
-    [[ "$state" == "waiting for a lock grant"* ]] && break
-    sleep 0.1
+    states=
+    for rank in 0 1; do
+      state=
+      for host in 1 2; do
+        for agent in $(hosts_procs $host dsmrun); do
+          state=$("$BOARD_PROBE" "$agent" $rank 2>/dev/null) || state=
+          [ -n "$state" ] && break 2
+        done
+      done
+      states+="node $rank: '$state' "
+      [[ "$state" == $deadlocked ]] || continue 2
+    done
+    break
   done
-  [[ "$state" == "waiting for a lock grant"* ]] || fail "node 1 never waited for the lock (last: '$state')"
+  [ $t -lt 200 ] || fail "the nodes never both waited for their second lock (last: $states)"
   kill -QUIT "$dsmrun_pid"
   expect_gone_within_5s "$dsmrun_pid" "SIGQUIT to dsmrun"
   wait "$launcher"
