@@ -163,7 +163,7 @@ static int convert_deps(void **depend, fj_dep_t *stack, fj_dep_t **out,
         nin = (uintptr_t)depend[4];
         addrs = depend + 5;
     }
-    if (nout + nmtx + nin > n || n > INT32_MAX)
+    if (nout > n || nout + nmtx + nin > n || n > INT32_MAX)
         dsm_fatal("dsmomp: a depend array with %lu dependences of which "
                   "%lu out, %lu mutexinoutset and %lu in",
                   (unsigned long)n, (unsigned long)nout,
@@ -313,6 +313,8 @@ static void taskloop(void (*fn)(void *), void *data,
         dsm_fatal("dsmomp: GOMP_taskloop: the tasks' data (%ld bytes) "
                   "cannot hold their bounds", arg_size);
     unsigned f = fj_flags_of(flags);
+    if (priority > 0)
+        f |= FJ_TASK_HAS_PRIORITY;
     /* gcc sets the flag unless an if clause is false */
     int deferred = (flags & GOMP_TASK_FLAG_IF) && !fj_in_final();
     int group = !(flags & GOMP_TASK_FLAG_NOGROUP);
@@ -326,7 +328,9 @@ static void taskloop(void (*fn)(void *), void *data,
                                arg_size, arg_align, 1);
         bounds(g->arg, first, first + count, loop);
         if (deferred) {
-            if (flags & GOMP_TASK_FLAG_PRIORITY)
+            /* gcc passes a taskloop's priority without the flag (0 when
+             * there is no clause) */
+            if (priority > 0)
                 fj_task_set_priority(g, priority);
             fj_task_submit(g, 0, NULL);
         } else {

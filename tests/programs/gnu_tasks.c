@@ -214,7 +214,7 @@ int main(void)
 #pragma omp single
         {
             /* taskloop: an implicit taskgroup */
-#pragma omp taskloop num_tasks(8)
+#pragma omp taskloop num_tasks(8) priority(2)
             for (int i = 0; i < 200; i++) {
 #pragma omp atomic
                 loop_sum += i;
