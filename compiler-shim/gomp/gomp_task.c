@@ -10,9 +10,11 @@
  * to arg_align in the task's payload, made at creation by cpyfn(copy,
  * data) when gcc gives a copy function (C++ copy constructors, VLAs),
  * bytewise otherwise; the payload's head says which fn runs on which
- * block (one entry, gtask_entry, for every GCC task).  if(0) waits for
- * the task's dependences, then runs it at once in this thread on data
- * itself (on a copy with cpyfn): the creator waits, so data stays valid.
+ * block (one entry, gtask_entry, for every GCC task).  if(0), and a
+ * task made inside a final task (included), waits for its dependences,
+ * then runs at once in this thread on data itself (on a copy with
+ * cpyfn): the creator waits, so data stays valid.  A taskloop's priority
+ * comes without GOMP_TASK_FLAG_PRIORITY (gcc 12 passes it alone).
  * GCC's untied tasks are plain functions without parts: untied only
  * marks them.  mergeable changes nothing (it allows, does not require).
  *
