@@ -2,8 +2,11 @@
  * coh_arena.c - the allocator of one node's arena of the sharable heap.
  *
  * Layer: coherence.  Entry points are declared in coh_arena.h.  Called from
- * application threads (any, concurrently: one mutex per arena); never from
- * the fault handler or a signal handler (it takes a mutex).
+ * application threads (any, concurrently: one mutex per arena) and from
+ * the heap and share handlers (coh_heap.c, coh_fault.c), which may run in
+ * the fault handler's wait: the mutex is then taken in signal context.
+ * That is safe only because no holder faults: the arena's memory is never
+ * touched here, and nothing else is locked or waited for under the mutex.
  *
  * The arena's memory is never read or written here.  The metadata is one
  * private MAP_NORESERVE mapping made at create, whose pages the kernel

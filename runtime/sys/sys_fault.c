@@ -6,6 +6,7 @@
  */
 #include "sys_fault.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <sigsegv.h>
 #include <string.h>
@@ -148,7 +149,7 @@ static void end_on_sent_signal(int sig, const siginfo_t *info)
     raise(sig);
 }
 
-static void front_handler(int sig, siginfo_t *info, void *ctx)
+static void handle_signal(int sig, siginfo_t *info, void *ctx)
 {
     current_access = access_from_context(ctx);
     current_sig = sig;
@@ -168,6 +169,15 @@ static void front_handler(int sig, siginfo_t *info, void *ctx)
         la->sa_handler(sig);
     else
         take_default_action(sig);   /* libsigsegv gave up: default action */
+}
+
+static void front_handler(int sig, siginfo_t *info, void *ctx)
+{
+    /* the fault path makes system calls (mprotect, futex, poll, write)
+     * that set errno; the interrupted code may be about to read it */
+    int saved_errno = errno;
+    handle_signal(sig, info, ctx);
+    errno = saved_errno;
 }
 
 static struct sigaction front_action(void)

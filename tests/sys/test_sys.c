@@ -4,6 +4,7 @@
  * with the access type.  Faults are provoked inside the test bodies (cmocka
  * replaces the SIGSEGV action around each test, so each test re-asserts).
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -107,6 +108,36 @@ static void test_fault_access_type(void **state)
     dsm_sys_fault_uninstall();
 }
 
+/* The fault path makes system calls that set errno (mprotect, futex,
+ * poll, write); the code it interrupted must find its own errno again. */
+#define ERRNO_BASE (BASE + 64 * DSM_PAGE_SIZE)
+
+static int on_fault_clobbering(uintptr_t addr, dsm_fault_access_t access)
+{
+    if (addr < ERRNO_BASE || addr >= ERRNO_BASE + DSM_PAGE_SIZE)
+        return 0;
+    dsm_sys_protect(ERRNO_BASE, DSM_PAGE_SIZE, DSM_PROT_RW);
+    errno = EBADF;
+    return 1;
+}
+
+static void test_fault_keeps_errno(void **state)
+{
+    dsm_region_t region;
+    assert_int_equal(dsm_sys_region_create(DSM_PAGE_SIZE, &region), DSM_OK);
+    assert_int_equal(dsm_sys_region_map_window(&region, ERRNO_BASE,
+                                               DSM_PAGE_SIZE, 0), DSM_OK);
+    assert_int_equal(dsm_sys_fault_install(on_fault_clobbering), DSM_OK);
+    dsm_sys_fault_reassert();
+    errno = EAGAIN;
+    *(volatile char *)ERRNO_BASE = 1;     /* a fault the handler takes */
+    int seen = errno;
+    dsm_sys_fault_uninstall();
+    munmap((void *)ERRNO_BASE, DSM_PAGE_SIZE);
+    dsm_sys_region_destroy(&region);
+    assert_int_equal(seen, EAGAIN);
+}
+
 static void test_fault_not_ours_default_action(void **state)
 {
     pid_t pid = fork();
@@ -157,6 +188,7 @@ int main(void)
         cmocka_unit_test(test_find_overlap),
         cmocka_unit_test(test_adopt),
         cmocka_unit_test(test_fault_access_type),
+        cmocka_unit_test(test_fault_keeps_errno),
         cmocka_unit_test(test_fault_not_ours_default_action),
         cmocka_unit_test(test_fault_not_ours_program_handler),
     };
