@@ -60,14 +60,12 @@
  * takes the node's spin lock for a few instructions and may send (an
  * answer is queued) or wake the servant: it never blocks.
  */
-#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "base_config.h"
 #include "base_log.h"

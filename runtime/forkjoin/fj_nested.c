@@ -39,7 +39,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "base_log.h"
 #include "fj_internal.h"

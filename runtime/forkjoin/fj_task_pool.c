@@ -39,12 +39,9 @@
  * Layer: forkjoin.  Application threads; the team pool's members are the
  * node's team threads of the current region.
  */
-#include <limits.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "base_activity.h"
 #include "base_log.h"
