@@ -87,8 +87,9 @@ typedef struct coh_msg_handoff {
 /* Barrier departure: header, the merged vector time (size entries), the
  * records of every node, nmigrations home moves, then push_len bytes of
  * pushed updates of node 0's pages (coh_push.c): a coh_msg_diff_t whose
- * pad counts the u64 page hashes at the end (0, or one per page: the
- * invariants build), its pages' diffs, the hashes. */
+ * pad counts the u64 page hashes at the end (0, or two per page in the
+ * invariants build: node 0's page, and the snapshot a diff is from), its
+ * pages' diffs, the hashes. */
 typedef struct coh_msg_depart {
     uint64_t epoch;
     uint32_t overflow;

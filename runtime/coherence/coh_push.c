@@ -56,7 +56,8 @@ static uint8_t *snap_ok, *snap_skip, *snap_count;
 static uint32_t *snap_seen;            /* epoch + 1 of the last look */
 static unsigned char *enc;             /* one page's encoding */
 #define PUSH_MAX_PAGES (PUSH_BYTES / sizeof(coh_diff_page_t))
-static uint64_t hashes[PUSH_MAX_PAGES];
+static uint64_t hashes[2 * PUSH_MAX_PAGES];
+static uint64_t base_hash;                 /* of the snapshot a diff is from */
 static int enabled;
 
 dsm_status_t coh_push_setup(void)
@@ -118,7 +119,7 @@ static size_t put_entry(size_t p, const char *page, size_t n, int full,
     size_t body = full ? FULL_BYTES : n;
     size_t need = sizeof(coh_diff_page_t) + body;
     if (*npages == PUSH_MAX_PAGES ||
-        need + (*npages + 1) * sizeof *hashes > cap - len)
+        need + 2 * (*npages + 1) * sizeof *hashes > cap - len)
         return 0;
     coh_diff_page_t hdr = {(uint32_t)p, (uint32_t)body};
     char *o = out + len;
@@ -132,7 +133,8 @@ static size_t put_entry(size_t p, const char *page, size_t n, int full,
     } else if (n) {
         memcpy(o + sizeof hdr, enc, n);
     }
-    hashes[*npages] = DSM_INVARIANTS_ON ? page_hash(page) : 0;
+    hashes[2 * *npages] = DSM_INVARIANTS_ON ? page_hash(page) : 0;
+    hashes[2 * *npages + 1] = full ? 0 : base_hash;
     (*npages)++;
     return need;
 }
@@ -168,6 +170,7 @@ static size_t push_page(size_t p, uint64_t epoch, char *out, size_t len,
         snap_skip[p] = PUSH_SKIP;
         return len;
     }
+    base_hash = DSM_INVARIANTS_ON ? page_hash(base) : 0;
     if (n && dsm_diff_apply(base, DSM_PAGE_SIZE, enc, n, NULL) != DSM_OK)
         dsm_fatal("pushed updates: a diff of page %zu does not apply", p);
     /* now and then the whole page, for readers that fetched it again (a
@@ -208,7 +211,7 @@ size_t coh_push_build(const char *records, size_t records_len,
     }
     if (!npages)
         return 0;
-    uint32_t nhash = DSM_INVARIANTS_ON ? npages : 0;
+    uint32_t nhash = DSM_INVARIANTS_ON ? 2 * npages : 0;
     coh_msg_diff_t hdr = {npages, nhash};
     memcpy(out, &hdr, sizeof hdr);
     memcpy(out + len, hashes, nhash * sizeof *hashes);
@@ -258,6 +261,9 @@ void coh_push_apply(const unsigned char *push, size_t len, uint64_t epoch)
     memcpy(&hdr, push, sizeof hdr);
     size_t pos = sizeof hdr;
     const unsigned char *hash = push + len - (size_t)hdr.pad * 8;
+    if (hdr.pad && hdr.pad != 2 * hdr.npages)
+        dsm_fatal("pushed updates: %u hashes for %u pages", hdr.pad,
+                  hdr.npages);
     size_t applied = 0;
     for (uint32_t k = 0; k < hdr.npages; k++) {
         uint32_t p;
@@ -265,20 +271,27 @@ void coh_push_apply(const unsigned char *push, size_t len, uint64_t epoch)
         size_t diff_len;
         coh_wire_diff_next(push, &pos, &p, &diff, &diff_len);
         coh_page_lock(p);
-        if (takes_push(p, epoch, is_full(diff, diff_len))) {
+        int full = is_full(diff, diff_len);
+        if (takes_push(p, epoch, full)) {
+            uint64_t want[2] = {0, 0};
+            if (hdr.pad)
+                memcpy(want, hash + (size_t)k * 16, sizeof want);
+            if (hdr.pad && !full && page_hash(coh_page_rt(p)) != want[1])
+                dsm_fatal("invariant violated: U1: a copy that takes a "
+                          "pushed diff equals node 0's snapshot (page %u "
+                          "at barrier %llu: stamp %u, state %u, flags "
+                          "0x%x)", p, (unsigned long long)epoch, stamp[p],
+                          atomic_load(&coh.pages[p].state),
+                          atomic_load(&coh.pages[p].flags));
             if (dsm_diff_apply(coh_page_rt(p), DSM_PAGE_SIZE, diff, diff_len,
                                NULL) != DSM_OK)
                 dsm_fatal("pushed update of page %u malformed", p);
             stamp[p] = kept_mark;
             applied++;
-            if (hdr.pad) {
-                uint64_t want;
-                memcpy(&want, hash + (size_t)k * 8, sizeof want);
-                if (page_hash(coh_page_rt(p)) != want)
-                    dsm_fatal("invariant violated: U1: a page updated by a "
-                              "push equals node 0's copy (page %u at "
-                              "barrier %llu)", p, (unsigned long long)epoch);
-            }
+            if (hdr.pad && page_hash(coh_page_rt(p)) != want[0])
+                dsm_fatal("invariant violated: U1: a page updated by a "
+                          "push equals node 0's copy (page %u at barrier "
+                          "%llu)", p, (unsigned long long)epoch);
         }
         coh_check_page(p, "a pushed update");
         coh_page_unlock(p);

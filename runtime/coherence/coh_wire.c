@@ -146,7 +146,7 @@ dsm_status_t coh_wire_depart(const void *msg, size_t len,
                 return DSM_ERR_PROTOCOL;
             memcpy(&ph, d.push, sizeof ph);
             size_t hashes = (size_t)ph.pad * sizeof(uint64_t);
-            if ((ph.pad && ph.pad != ph.npages) ||
+            if ((ph.pad && ph.pad != 2 * ph.npages) ||
                 hashes > d.hdr.push_len - sizeof ph ||
                 coh_wire_diffs(d.push, d.hdr.push_len - hashes, lim,
                                DSM_PAGE_SIZE, &npush) != DSM_OK)
