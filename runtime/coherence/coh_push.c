@@ -20,8 +20,11 @@
  * nor written since; since every change of the page after the copy was
  * taken is named by a record and a named page is dropped unless pushed,
  * it equals node 0's snapshot, so the diff makes it node 0's page of
- * departure E.  The invariants build carries a hash of node 0's page with
- * each diff and checks the result.
+ * departure E.  (An atomic writes its value into the caller's copy: that
+ * stamps it too.)  A whole page, sent at a page's second naming and every
+ * PUSH_FULL_EVERY pushes, may replace any clean copy.  The invariants
+ * build carries hashes of node 0's page and of the snapshot with each
+ * entry and checks the copy before and after (rule U1).
  *
  * Layer: coherence.  coh_push_installed: the fault handler and the
  * protocol's gets (plain stores under the pages' locks).  Everything
