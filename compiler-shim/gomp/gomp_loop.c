@@ -291,8 +291,8 @@ unsigned GOMP_sections2_start(unsigned count, uintptr_t *reductions,
 {
     if (reductions)
         GOMP_UNSUPPORTED("reduction(task, ...) on sections",
-                         "tasks run undeferred; use a plain reduction "
-                         "clause");
+                         "dsmomp does not implement GCC's task reductions; "
+                         "use a plain reduction clause");
     if (mem)
         GOMP_UNSUPPORTED("lastprivate(conditional:) on sections",
                          "use lastprivate");

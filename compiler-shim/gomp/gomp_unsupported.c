@@ -53,8 +53,8 @@ void gomp_check_loop_start(const char *entry, const void *caller,
 {
     if (reductions)
         gomp_unsupported("reduction(task, ...) on a loop", caller,
-                         "tasks run undeferred; use a plain reduction "
-                         "clause");
+                         "dsmomp does not implement GCC's task reductions; "
+                         "use a plain reduction clause");
     if (mem)
         gomp_unsupported("lastprivate(conditional:) or reduction(inscan, "
                          "...) on a loop", caller,
@@ -190,7 +190,8 @@ static const char old_abi_why[] =
 static const char doacross_why[] =
     "use an ordered loop (ordered clause without a parameter)";
 static const char taskred_why[] =
-    "tasks run undeferred; use a reduction clause on a loop or region";
+    "dsmomp does not implement GCC's task reductions; use a reduction "
+    "clause on a loop or region";
 static const char target_why[] =
     "dsmomp's host is the only device and one team spans the cluster "
     "already; build without target and teams constructs";

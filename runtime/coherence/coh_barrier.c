@@ -19,7 +19,6 @@
  * (dsm_coh_join_settle on the others; the caller's callback wakes them
  * for it).  See design.md, "The one-way join".
  */
-#include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -37,19 +36,18 @@
 #define ARRIVE_BYTES  ((size_t)4 << 20)
 #define GATHER_BYTES  ((size_t)32 << 20)
 
-static struct {
-    pthread_mutex_t mutex;
-    pthread_cond_t cond;
-    int threads;
-    int arrived;
-    uint64_t generation;
-} local = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 1, 0, 0};
+/* dsm_barrier's meeting of the node's threads (dsm_barrier_threads). */
+static dsm_local_barrier_t local_barrier;
+static _Atomic uint32_t local_threads = 1;
+/* dsm_barrier's waiters spin this many steps before they sleep: about the
+ * time a cluster barrier takes between threads of one node. */
+enum { LOCAL_SPINS = 256 };
 
 static uint64_t epoch;                 /* barriers completed on this node */
 static char *arrive_buf;
 
 /* node 0: arrivals of the current epoch */
-static _Atomic uint32_t gather_lock;
+static dsm_mutex_t gather_lock;
 static char *gather_buf;               /* depart header + vc + records */
 static size_t gather_len;
 static uint32_t gather_records;
@@ -117,7 +115,7 @@ static void gather_add(int src, const void *payload, size_t len)
                       "nobody takes", src, hdr.extra_len);
         join_extra_handler(src, arrival.extra, hdr.extra_len);
     }
-    coh_spin_lock(&gather_lock);
+    dsm_mutex_lock(&gather_lock);
     if (hdr.epoch != gather_epoch)
         dsm_fatal("barrier arrival from node %d for barrier %llu while node "
                   "0 gathers barrier %llu", src, (unsigned long long)hdr.epoch,
@@ -134,7 +132,7 @@ static void gather_add(int src, const void *payload, size_t len)
     }
     if (++gather_count == coh.size)
         __atomic_store_n(&gather_complete, 1, __ATOMIC_RELEASE);
-    coh_spin_unlock(&gather_lock);
+    dsm_mutex_unlock(&gather_lock);
 }
 
 static void on_arrive(int src, const void *payload, size_t len, void *arg)
@@ -235,14 +233,14 @@ static void gather_departure(void)
 {
     dsm_tp_wait_flag_on(&gather_complete, "every node's barrier arrival", -1,
                         DSM_ACTIVITY_ABOUT_EPOCH, epoch, 0);
-    coh_spin_lock(&gather_lock);
+    dsm_mutex_lock(&gather_lock);
     coh_msg_depart_t hdr = {epoch, (uint32_t)gather_overflow,
                             gather_overflow ? 0 : gather_records, 0, 0};
     size_t out = gather_overflow ? gather_records_offset() : gather_len;
     memcpy(depart_buf, gather_buf, out);
     gather_reset();
     gather_epoch++;
-    coh_spin_unlock(&gather_lock);
+    dsm_mutex_unlock(&gather_lock);
     if (!hdr.overflow) {
         coh_sharing_epoch(depart_buf + gather_records_offset(),
                           out - gather_records_offset(), hdr.nrecords);
@@ -451,31 +449,22 @@ dsm_status_t dsm_barrier_threads(int threads_per_node)
 {
     if (threads_per_node < 1 || threads_per_node > COH_MAX_SLOTS)
         return DSM_ERR_INVALID;
-    pthread_mutex_lock(&local.mutex);
-    int busy = local.arrived != 0;
-    if (!busy)
-        local.threads = threads_per_node;
-    pthread_mutex_unlock(&local.mutex);
-    return busy ? DSM_ERR_STATE : DSM_OK;
+    if (atomic_load(&local_barrier.arrived) != 0)
+        return DSM_ERR_STATE;
+    atomic_store(&local_threads, (uint32_t)threads_per_node);
+    return DSM_OK;
 }
 
 static dsm_status_t barrier_body(void)
 {
-    pthread_mutex_lock(&local.mutex);
-    uint64_t gen = local.generation;
-    if (++local.arrived < local.threads) {
-        while (gen == local.generation)
-            pthread_cond_wait(&local.cond, &local.mutex);
-        pthread_mutex_unlock(&local.mutex);
+    uint32_t gen = dsm_local_barrier_gen(&local_barrier);
+    if (!dsm_local_barrier_arrive(&local_barrier,
+                                  atomic_load(&local_threads))) {
+        dsm_local_barrier_wait(&local_barrier, gen, LOCAL_SPINS);
         return DSM_OK;
     }
-    pthread_mutex_unlock(&local.mutex);
     coh_barrier_global();
-    pthread_mutex_lock(&local.mutex);
-    local.arrived = 0;
-    local.generation++;
-    pthread_cond_broadcast(&local.cond);
-    pthread_mutex_unlock(&local.mutex);
+    dsm_local_barrier_release(&local_barrier, gen);
     return DSM_OK;
 }
 

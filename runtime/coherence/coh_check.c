@@ -191,17 +191,17 @@ void coh_check_table(const char *where)
 
 void coh_check_dirty(const char *where)
 {
-    coh_spin_lock(&coh.dirty_lock);
+    dsm_mutex_lock(&coh.dirty_lock);
     for (size_t k = 0; k < coh.ndirty; k++) {
         size_t index = coh.dirty[k];
         if (index >= coh.npages ||
             !(atomic_load(&coh.pages[index].flags) & PF_DIRTY)) {
-            coh_spin_unlock(&coh.dirty_lock);
+            dsm_mutex_unlock(&coh.dirty_lock);
             page_failed("D1: a listed dirty page has PF_DIRTY",
                         index < coh.npages ? index : 0, where);
         }
     }
-    coh_spin_unlock(&coh.dirty_lock);
+    dsm_mutex_unlock(&coh.dirty_lock);
 }
 
 /* The interval just logged: found under its number, its ranges inside

@@ -1,15 +1,12 @@
 /*
- * coh_core.c - small shared mechanisms of the coherence layer: futex spin
- * locks, the dirty list, per-thread reply slots, page protection and
- * mapping, tables.
+ * coh_core.c - small shared mechanisms of the coherence layer: the dirty
+ * list, per-thread reply slots, page protection and mapping, tables.
  * Layer: coherence.  Everything except coh_table_alloc is async-signal-safe
  * and used by the fault handler.
  */
 #include <errno.h>
-#include <linux/futex.h>
 #include <pthread.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "base_log.h"
@@ -24,57 +21,15 @@ static pthread_mutex_t protocol_mutex = PTHREAD_MUTEX_INITIALIZER;
 void coh_protocol_lock(void) { pthread_mutex_lock(&protocol_mutex); }
 void coh_protocol_unlock(void) { pthread_mutex_unlock(&protocol_mutex); }
 
-static void futex_wait(_Atomic uint32_t *addr, uint32_t val)
-{
-    syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
-}
-
-static void futex_wake(_Atomic uint32_t *addr)
-{
-    syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-}
-
-/* States: 0 free, 1 locked, 2 locked with waiters. */
-void coh_spin_lock(_Atomic uint32_t *lock)
-{
-    uint32_t c = 0;
-    for (int spin = 0; spin < 64; spin++) {
-        c = 0;
-        if (atomic_compare_exchange_weak_explicit(lock, &c, 1,
-                memory_order_acquire, memory_order_relaxed))
-            return;
-        __builtin_ia32_pause();
-    }
-    if (c != 2)
-        c = atomic_exchange_explicit(lock, 2, memory_order_acquire);
-    while (c != 0) {
-        futex_wait(lock, 2);
-        c = atomic_exchange_explicit(lock, 2, memory_order_acquire);
-    }
-}
-
-int coh_spin_trylock(_Atomic uint32_t *lock)
-{
-    uint32_t c = 0;
-    return atomic_compare_exchange_strong_explicit(lock, &c, 1,
-            memory_order_acquire, memory_order_relaxed);
-}
-
-void coh_spin_unlock(_Atomic uint32_t *lock)
-{
-    if (atomic_exchange_explicit(lock, 0, memory_order_release) == 2)
-        futex_wake(lock);
-}
-
 void coh_dirty_add(size_t index)
 {
     coh_page_t *pg = &coh.pages[index];
     if (atomic_load_explicit(&pg->flags, memory_order_relaxed) & PF_DIRTY)
         return;
     atomic_fetch_or_explicit(&pg->flags, PF_DIRTY, memory_order_relaxed);
-    coh_spin_lock(&coh.dirty_lock);
+    dsm_mutex_lock(&coh.dirty_lock);
     coh.dirty[coh.ndirty++] = (uint32_t)index;
-    coh_spin_unlock(&coh.dirty_lock);
+    dsm_mutex_unlock(&coh.dirty_lock);
 }
 
 static __thread __attribute__((tls_model("initial-exec"))) int my_slot = -1;

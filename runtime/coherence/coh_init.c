@@ -209,7 +209,7 @@ static dsm_status_t setup_windows(const dsm_coh_init_args_t *args)
             return st;
     }
     coh.pages = coh_table_alloc(sizeof(coh_page_t) * coh.npages);
-    coh.page_locks = coh_table_alloc(sizeof(uint32_t) * COH_PAGE_LOCK_STRIPES);
+    coh.page_locks = coh_table_alloc(sizeof(dsm_mutex_t) * COH_PAGE_LOCK_STRIPES);
     coh.twins = coh_table_alloc(coh.npages << DSM_PAGE_SHIFT);
     coh.dirty = coh_table_alloc(sizeof(uint32_t) * coh.npages);
     coh.dirty_spare = coh_table_alloc(sizeof(uint32_t) * coh.npages);

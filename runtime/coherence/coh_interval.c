@@ -481,13 +481,13 @@ uint32_t coh_release_before_arrival(int quiescent)
 static uint32_t release(int node0_follows, int quiescent)
 {
     coh_check_dirty("a release");
-    coh_spin_lock(&coh.dirty_lock);
+    dsm_mutex_lock(&coh.dirty_lock);
     uint32_t *pages = coh.dirty;
     size_t n = coh.ndirty;
     coh.dirty = coh.dirty_spare;
     coh.ndirty = 0;
     coh.dirty_spare = pages;
-    coh_spin_unlock(&coh.dirty_lock);
+    dsm_mutex_unlock(&coh.dirty_lock);
     if (n == 0)
         return 0;   /* before the clock: a fork or join that wrote nothing
                        pays no clock read (25 ns on this machine) */

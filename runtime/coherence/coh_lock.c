@@ -28,7 +28,7 @@
 #define NO_WAITER (-1)
 
 typedef struct lock_state {
-    _Atomic uint32_t guard;
+    dsm_mutex_t guard;
     int32_t holder;          /* waiter id (node * COH_MAX_SLOTS + slot), -1 */
     int32_t head, tail;      /* FIFO of waiter ids */
 } lock_state_t;
@@ -118,7 +118,7 @@ static void manager_request(int src, const lock_msg_t *req)
     lock_state_t *ls = &locks[m->hdr.lock];
     int32_t waiter = src * COH_MAX_SLOTS + (int32_t)m->hdr.slot;
     int reply = 1;
-    coh_spin_lock(&ls->guard);
+    dsm_mutex_lock(&ls->guard);
     if (ls->holder == NO_WAITER) {
         ls->holder = waiter;
         fill_grant(&grant, m->hdr.lock, waiter, COH_LOCK_GRANTED);
@@ -133,7 +133,7 @@ static void manager_request(int src, const lock_msg_t *req)
         ls->tail = waiter;
         reply = 0;
     }
-    coh_spin_unlock(&ls->guard);
+    dsm_mutex_unlock(&ls->guard);
     if (reply)
         deliver_grant(src, &grant);
 }
@@ -153,7 +153,7 @@ static void manager_release(int src, const lock_msg_t *rel)
     lock_state_t *ls = &locks[m->hdr.lock];
     int32_t releaser = src * COH_MAX_SLOTS + (int32_t)m->hdr.slot;
     int32_t next;
-    coh_spin_lock(&ls->guard);
+    dsm_mutex_lock(&ls->guard);
     if (ls->holder != releaser)
         dsm_fatal("node %d released a lock it does not hold", src);
     uint32_t *vc = &lock_vc[(size_t)m->hdr.lock * (size_t)coh.size];
@@ -168,7 +168,7 @@ static void manager_release(int src, const lock_msg_t *rel)
         fill_grant(&grant, m->hdr.lock, next, COH_LOCK_GRANTED);
     }
     ls->holder = next;
-    coh_spin_unlock(&ls->guard);
+    dsm_mutex_unlock(&ls->guard);
     if (next != NO_WAITER)
         deliver_grant(next / COH_MAX_SLOTS, &grant);
 }

@@ -250,13 +250,13 @@ static void finish_round(void)
  * release would write-protect a private home page. */
 static void drop_moved_from_dirty_list(void)
 {
-    coh_spin_lock(&coh.dirty_lock);
+    dsm_mutex_lock(&coh.dirty_lock);
     size_t kept = 0;
     for (size_t k = 0; k < coh.ndirty; k++)
         if (atomic_load(&coh.pages[coh.dirty[k]].flags) & PF_DIRTY)
             coh.dirty[kept++] = coh.dirty[k];
     coh.ndirty = kept;
-    coh_spin_unlock(&coh.dirty_lock);
+    dsm_mutex_unlock(&coh.dirty_lock);
 }
 
 void coh_migrate_apply(const char *list, size_t n)

@@ -17,6 +17,7 @@
 
 #include "base_config.h"
 #include "sys_region.h"
+#include "sys_sync.h"
 
 #define COH_MAX_NODES   256
 #define COH_MAX_SLOTS   512   /* application threads per node */
@@ -87,11 +88,11 @@ typedef struct coh {
     int nwin;
     size_t npages;
     coh_page_t *pages;
-    _Atomic uint32_t *page_locks;   /* striped */
+    dsm_mutex_t *page_locks;        /* striped */
     char *twins;                    /* twin shadow: page i at i * PAGE */
 
     /* pages written in the open interval (PF_DIRTY marks membership) */
-    _Atomic uint32_t dirty_lock;
+    dsm_mutex_t dirty_lock;
     uint32_t *dirty;
     size_t ndirty;
     uint32_t *dirty_spare;          /* swapped in at release */
@@ -160,23 +161,20 @@ static inline char *coh_page_twin(size_t index)
     return coh.twins + (index << DSM_PAGE_SHIFT);
 }
 
-/* Spin locks usable from the fault handler (futex wait when contended). */
-void coh_spin_lock(_Atomic uint32_t *lock);
-int coh_spin_trylock(_Atomic uint32_t *lock);   /* 1: taken */
-void coh_spin_unlock(_Atomic uint32_t *lock);
-
+/* Page locks are striped futex mutexes (sys_sync.h), usable from the
+ * fault handler. */
 #define COH_PAGE_LOCK_STRIPES 65536u
 static inline void coh_page_lock(size_t index)
 {
-    coh_spin_lock(&coh.page_locks[index & (COH_PAGE_LOCK_STRIPES - 1)]);
+    dsm_mutex_lock(&coh.page_locks[index & (COH_PAGE_LOCK_STRIPES - 1)]);
 }
 static inline int coh_page_trylock(size_t index)
 {
-    return coh_spin_trylock(&coh.page_locks[index & (COH_PAGE_LOCK_STRIPES - 1)]);
+    return dsm_mutex_trylock(&coh.page_locks[index & (COH_PAGE_LOCK_STRIPES - 1)]);
 }
 static inline void coh_page_unlock(size_t index)
 {
-    coh_spin_unlock(&coh.page_locks[index & (COH_PAGE_LOCK_STRIPES - 1)]);
+    dsm_mutex_unlock(&coh.page_locks[index & (COH_PAGE_LOCK_STRIPES - 1)]);
 }
 
 /* Add a page to the dirty list once (PF_DIRTY); page lock held. */

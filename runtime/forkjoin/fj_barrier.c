@@ -24,7 +24,7 @@ void fj_team_barrier(fj_thread_t *self)
     self->loops_safe = self->loops;
     /* and node 0 has combined every reduction's partial results */
     self->reductions_safe = self->reductions;
-    uint32_t gen = atomic_load_explicit(&team->bar_gen, memory_order_acquire);
+    uint32_t gen = dsm_local_barrier_gen(&team->bar);
     if (!fj_task_barrier_gather(self, gen))
         return;             /* another member completed it */
     /* the last generation of a cancelled region: no cluster barrier */
@@ -32,7 +32,7 @@ void fj_team_barrier(fj_thread_t *self)
         dsm_coh_epoch_next((uintptr_t)self->barrier_label);
         fj_global_barrier();
     }
-    atomic_store_explicit(&team->bar_gen, gen + 1, memory_order_release);
+    dsm_local_barrier_release(&team->bar, gen);
     fj_task_barrier_release(team);
 }
 

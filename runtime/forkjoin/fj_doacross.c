@@ -61,13 +61,11 @@
  * answer is queued) or wake the servant: it never blocks.
  */
 #include <limits.h>
-#include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -124,7 +122,7 @@ typedef struct dx_want {
 } dx_want_t;
 
 static struct {
-    _Atomic uint32_t lock;       /* loops, wants */
+    dsm_mutex_t lock;            /* loops, wants */
     dx_loop_t *loops;
     dx_want_t *wants;            /* [size * threads]: node * threads + thread */
     int nwants;
@@ -150,18 +148,6 @@ typedef struct dx_answer {
 static __thread fj_wire_doacross_t out_msg;
 static __thread dx_answer_t *answers;
 
-static void lock(void)
-{
-    while (atomic_exchange_explicit(&dx.lock, 1, memory_order_acquire))
-        while (atomic_load_explicit(&dx.lock, memory_order_relaxed))
-            fj_cpu_relax();
-}
-
-static void unlock(void)
-{
-    atomic_store_explicit(&dx.lock, 0, memory_order_release);
-}
-
 static unsigned bits_of(const dx_loop_t *d, uint64_t index)
 {
     uint64_t w = atomic_load_explicit(&d->bits[index / 32],
@@ -183,8 +169,7 @@ static void wake(dx_loop_t *d)
 {
     atomic_fetch_add(&d->gen, 1);
     if (atomic_load(&d->sleepers) > 0)
-        syscall(SYS_futex, &d->gen, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL,
-                0);
+        dsm_futex_wake(&d->gen, DSM_FUTEX_ALL);
 }
 
 /* The loop named (team, region, instance); dx.lock held. */
@@ -305,7 +290,7 @@ static void on_doacross(int src, const void *payload, size_t len, void *arg)
     if (fj_wire_doacross(payload, len, &lim, &m) != DSM_OK)
         dsm_fatal("malformed DOACROSS message from node %d (%zu bytes)", src,
                   len);
-    lock();
+    dsm_mutex_lock(&dx.lock);
     dx_loop_t *d = find(&fj.team, m.region, m.instance);
     if (m.op == FJ_DOACROSS_POSTED) {
         if (d && m.index < d->total) {
@@ -313,7 +298,7 @@ static void on_doacross(int src, const void *payload, size_t len, void *arg)
                             1ull << (m.index % 64));
             wake(d);
         }
-        unlock();
+        dsm_mutex_unlock(&dx.lock);
         return;
     }
     dx_want_t *w = &dx.wants[src * fj.threads + m.thread];
@@ -338,7 +323,7 @@ static void on_doacross(int src, const void *payload, size_t len, void *arg)
         wake(d);
         servant_wake();
     }
-    unlock();
+    dsm_mutex_unlock(&dx.lock);
 }
 
 void fj_doacross_register(void)
@@ -359,7 +344,7 @@ static int service_once(dx_loop_t *d, int force)
 {
     int claimed = 0;
     if (atomic_load(&dx.active_wants) > 0) {
-        lock();
+        dsm_mutex_lock(&dx.lock);
         for (int i = 0; i < dx.nwants; i++) {
             dx_want_t *w = &dx.wants[i];
             if (w->active && w->region == d->region &&
@@ -369,7 +354,7 @@ static int service_once(dx_loop_t *d, int force)
                 claimed++;
             }
         }
-        unlock();
+        dsm_mutex_unlock(&dx.lock);
     }
     uint64_t made = atomic_load(&d->posts_made);
     if (!claimed && !(force && atomic_load(&d->posts_released) < made))
@@ -390,7 +375,7 @@ static int service_once(dx_loop_t *d, int force)
             dsm_fatal("out of memory for doacross answers");
     }
     int n = 0;
-    lock();
+    dsm_mutex_lock(&dx.lock);
     for (int i = 0; i < dx.nwants; i++) {
         dx_want_t *w = &dx.wants[i];
         if (w->active && w->claim == w->seq && w->region == d->region &&
@@ -403,7 +388,7 @@ static int service_once(dx_loop_t *d, int force)
             n++;
         }
     }
-    unlock();
+    dsm_mutex_unlock(&dx.lock);
     /* sent outside the lock: a send may wait for the handler's thread */
     for (int i = 0; i < n; i++)
         send_to(answers[i].node, &answers[i].msg, "answering");
@@ -431,15 +416,11 @@ static void service(dx_loop_t *d, int force)
  * then wait behind it, and the other nodes for its answer. */
 static void service_last(dx_loop_t *d)
 {
-    unsigned spins = 0;
-    for (;;) {
+    for (int spins = 0;; spins++) {
         service(d, 1);
         if (atomic_load(&d->servicing) == 0 && !atomic_load(&d->service))
             break;
-        if (++spins % 64 == 0)
-            sched_yield();
-        else
-            fj_cpu_relax();
+        dsm_spin_step(spins, 64);
     }
 }
 
@@ -471,17 +452,16 @@ static void *servant_main(void *unused)
         struct timespec grace = {0, SERVANT_GRACE_NS};
         nanosleep(&grace, NULL);
         for (;;) {
-            lock();
+            dsm_mutex_lock(&dx.lock);
             dx.serving = NULL;
             dx_loop_t *d = servant_next();
-            unlock();
+            dsm_mutex_unlock(&dx.lock);
             if (!d)
                 break;
             service(d, 0);
         }
         /* a bump after the look above ends this wait at once */
-        syscall(SYS_futex, &dx.servant_word, FUTEX_WAIT_PRIVATE, seen, NULL,
-                NULL, 0);
+        dsm_futex_wait(&dx.servant_word, seen, NULL);
     }
     return NULL;
 }
@@ -508,8 +488,7 @@ static void servant_start(void)
 static void servant_wake(void)
 {
     atomic_fetch_add(&dx.servant_word, 1);
-    syscall(SYS_futex, &dx.servant_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL,
-            0);
+    dsm_futex_wake(&dx.servant_word, 1);
 }
 
 /* ---- init and fini ------------------------------------------------------------- */
@@ -609,14 +588,14 @@ void fj_doacross_init(int ndims, const fj_doacross_dim_t *dims)
     uint64_t region = team->words ? 0 : team->region;
     uint64_t instance = self->doacross++;
     dx_loop_t *dead = NULL, *made = NULL, *d;
-    lock();
+    dsm_mutex_lock(&dx.lock);
     collect(self, &dead);
     d = find(team, region, instance);
-    unlock();
+    dsm_mutex_unlock(&dx.lock);
     if (!d) {
         made = loop_create(team, region, instance, self->barriers, ndims,
                            dims);
-        lock();
+        dsm_mutex_lock(&dx.lock);
         d = find(team, region, instance);
         if (!d) {
             d = made;
@@ -624,7 +603,7 @@ void fj_doacross_init(int ndims, const fj_doacross_dim_t *dims)
             d->next = dx.loops;
             dx.loops = d;
         }
-        unlock();
+        dsm_mutex_unlock(&dx.lock);
     }
     if (made)
         loop_free(made);         /* another member was first */
@@ -641,7 +620,7 @@ void fj_doacross_init(int ndims, const fj_doacross_dim_t *dims)
 void fj_doacross_forget_team(const fj_team_t *team)
 {
     dx_loop_t *dead = NULL;
-    lock();
+    dsm_mutex_lock(&dx.lock);
     for (dx_loop_t **p = &dx.loops; *p;) {
         dx_loop_t *d = *p;
         if (d->team == team) {
@@ -652,7 +631,7 @@ void fj_doacross_forget_team(const fj_team_t *team)
             p = &d->next;
         }
     }
-    unlock();
+    dsm_mutex_unlock(&dx.lock);
     while (dead) {
         dx_loop_t *next = dead->next;
         loop_free(dead);
@@ -677,13 +656,13 @@ void fj_doacross_fini(void)
         service_last(d);
         return;
     }
-    lock();
+    dsm_mutex_lock(&dx.lock);
     for (dx_loop_t **p = &dx.loops; *p; p = &(*p)->next)
         if (*p == d) {
             *p = d->next;
             break;
         }
-    unlock();
+    dsm_mutex_unlock(&dx.lock);
     loop_free(d);
 }
 
@@ -753,8 +732,7 @@ static void sleep_on(dx_loop_t *d, uint32_t seen)
     struct timespec limit = {0, 1000000};   /* look at cancellation */
     atomic_fetch_add(&d->sleepers, 1);
     if (atomic_load(&d->gen) == seen)
-        syscall(SYS_futex, &d->gen, FUTEX_WAIT_PRIVATE, seen, &limit, NULL,
-                0);
+        dsm_futex_wait(&d->gen, seen, &limit);
     atomic_fetch_sub(&d->sleepers, 1);
 }
 
@@ -788,7 +766,7 @@ static void wait_slow(fj_thread_t *self, dx_loop_t *d, uint64_t index)
             break;               /* its iteration may never post */
         if (polling || !progress_thread) {
             if (!d->spans || !dsm_tp_progress())
-                fj_cpu_relax();
+                dsm_cpu_relax();
             if (round % CLOCK_EVERY == 0) {
                 uint64_t waited = dsm_now_ns() - start;
                 if (d->spans && dsm_tp_should_yield(waited))

@@ -21,6 +21,7 @@
 
 #include "fj_cancel.h"
 #include "forkjoin.h"
+#include "sys_sync.h"
 
 /* Active messages of this layer: fork-join's range of transport.h
  * (DSM_TP_AM_FJ_FIRST..DSM_TP_AM_FJ_LAST); dsm_tp_am_register refuses
@@ -146,7 +147,7 @@ typedef struct fj_loop {
 /* A reduction being combined inside a node; lock guards seq and data, and
  * the combining into data. */
 typedef struct fj_red_entry {
-    _Atomic uint32_t lock;
+    dsm_mutex_t lock;
     _Atomic uint32_t count;  /* members combined so far */
     uint64_t seq;            /* the member's reduction number; 0: free */
     void *data;              /* the holder's private copies */
@@ -182,9 +183,8 @@ typedef struct fj_team {
      * cluster's team, a pool of its own for a team inside one node */
     struct fj_task_pool *tasks;
 
-    /* barrier, node-local part */
-    _Atomic uint32_t bar_arrived;
-    _Atomic uint32_t bar_gen;
+    /* barrier, node-local part (waited for with the node's tasks) */
+    dsm_local_barrier_t bar;
 
     /* single: the last instance this node decided */
     uint64_t single_decided;

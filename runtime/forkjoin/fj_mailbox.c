@@ -129,7 +129,7 @@ static int take_one(const fj_fork_msg_t **fork, int *status)
     uint64_t start = dsm_now_ns(), until = start + fj.mail_poll_ns;
     for (unsigned round = 1; !arrived(seen); round++) {
         if (!dsm_tp_progress())
-            fj_cpu_relax();
+            dsm_cpu_relax();
         if (round % CLOCK_EVERY == 0) {
             uint64_t now = dsm_now_ns();
             if (now >= until)

@@ -9,7 +9,8 @@
  * barrier alone (team->nodes is 1), its loop counters, single numbering
  * and copyprivate word are the team's own words in private memory
  * (team->words, which fj_words.c serves with the CPU's atomics), its
- * reductions combine in the node - and nothing it does touches the state
+ * reductions combine in the node (the original, which other inner teams
+ * may share, under a cluster lock: fj_reduce.c) - and nothing it does touches the state
  * the cluster's team keeps across nodes: the loop slots and single
  * instances numbered alike on every node (the master's counters of the
  * outer region are saved and restored around the inner one).  Memory
@@ -35,11 +36,9 @@
  * Layer: forkjoin.  fj_nested_fork: a member of a team, from fj_fork.
  * Extra threads run nest_worker.
  */
-#include <linux/futex.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "base_log.h"
@@ -66,13 +65,12 @@ static void idle_wait(fj_thread_t *self, uint32_t seen)
     for (int i = 0; i < fj.spin; i++) {
         if (atomic_load_explicit(&self->go, memory_order_acquire) != seen)
             return;
-        fj_cpu_relax();
+        dsm_cpu_relax();
     }
     while (atomic_load_explicit(&self->go, memory_order_acquire) == seen) {
         atomic_store(&self->idle_asleep, 1);
         if (atomic_load(&self->go) == seen)
-            syscall(SYS_futex, &self->go, FUTEX_WAIT_PRIVATE, seen, NULL,
-                    NULL, 0);
+            dsm_futex_wait(&self->go, seen, NULL);
         atomic_store(&self->idle_asleep, 0);
     }
 }
@@ -81,7 +79,7 @@ static void idle_wake(fj_thread_t *t)
 {
     atomic_fetch_add(&t->go, 1);
     if (atomic_load(&t->idle_asleep))
-        syscall(SYS_futex, &t->go, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+        dsm_futex_wake(&t->go, 1);
 }
 
 static void nest_worker(void *arg)
@@ -184,7 +182,7 @@ int fj_nested_fork(fj_thread_t *self, fj_microtask_t microtask, int argc,
     team->parent_num = self->num;
     memset(team->words, 0, sizeof *team->words);
     atomic_store_explicit(&team->done, 0, memory_order_relaxed);
-    atomic_store_explicit(&team->bar_arrived, 0, memory_order_relaxed);
+    atomic_store_explicit(&team->bar.arrived, 0, memory_order_relaxed);
     fj_cancel_team_open_nested(team);
     fj_task_nested_open(team);
 

@@ -71,7 +71,7 @@ static partial_slot_t *slots;          /* [size][FJ_RED_SLOTS], node 0 */
 /* Nodes other than 0: the partial result kept back for the join. */
 #define PULL_AFTER_NS 200000ull
 static struct {
-    _Atomic uint32_t lock;
+    dsm_mutex_t lock;
     int pending;
     size_t len;                        /* head and bytes */
     _Alignas(16) unsigned char msg[sizeof(partial_head_t) + FJ_RED_MAX_BYTES];
@@ -80,18 +80,6 @@ static struct {
     int pulled;
     partial_head_t pulled_head;
 } kept;
-
-static void kept_lock(void)
-{
-    while (atomic_exchange_explicit(&kept.lock, 1, memory_order_acquire))
-        while (atomic_load_explicit(&kept.lock, memory_order_relaxed))
-            fj_cpu_relax();
-}
-
-static void kept_unlock(void)
-{
-    atomic_store_explicit(&kept.lock, 0, memory_order_release);
-}
 
 static partial_slot_t *slot_of(int src, uint64_t seq)
 {
@@ -155,9 +143,9 @@ static size_t take_kept_locked(void *msg)
 
 static size_t take_kept(void *msg)
 {
-    kept_lock();
+    dsm_mutex_lock(&kept.lock);
     size_t len = take_kept_locked(msg);
-    kept_unlock();
+    dsm_mutex_unlock(&kept.lock);
     return len;
 }
 
@@ -173,7 +161,7 @@ static void on_pull(int src, const void *payload, size_t len, void *arg)
     _Alignas(16) unsigned char msg[sizeof kept.msg];
     partial_head_t head = {want.region, want.seq};
     size_t n = 0;
-    kept_lock();
+    dsm_mutex_lock(&kept.lock);
     if (kept.pending && memcmp(kept.msg, &head, sizeof head) == 0) {
         n = take_kept_locked(msg);
     } else {
@@ -181,7 +169,7 @@ static void on_pull(int src, const void *payload, size_t len, void *arg)
         kept.pulled = 1;
         kept.pulled_head = head;
     }
-    kept_unlock();
+    dsm_mutex_unlock(&kept.lock);
     if (n)   /* from a handler: sent or queued, never waits */
         send_reduce(msg, n);
 }
@@ -242,7 +230,7 @@ void fj_partials_send(uint64_t region, uint64_t seq, const void *bytes,
     /* keep it for the join; one kept before goes now, and so does this
      * one if node 0 already asked for it */
     _Alignas(16) unsigned char older[sizeof kept.msg];
-    kept_lock();
+    dsm_mutex_lock(&kept.lock);
     size_t n = take_kept_locked(older);
     int asked = kept.pulled &&
                 memcmp(&kept.pulled_head, &head, sizeof head) == 0;
@@ -254,7 +242,7 @@ void fj_partials_send(uint64_t region, uint64_t seq, const void *bytes,
         kept.len = sizeof head + len;
         kept.pending = 1;
     }
-    kept_unlock();
+    dsm_mutex_unlock(&kept.lock);
     if (n)
         send_reduce(older, n);
     if (asked)

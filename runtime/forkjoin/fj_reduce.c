@@ -22,6 +22,12 @@
  *    without dsmcc's plug-in): every node's holder gets 1 and combines
  *    into the original under a cluster lock named by the reduction's lock
  *    variable.
+ * A nested team (inside one node, fj_nested.c) combines under that
+ * cluster lock too: the original is often shared by the outer team, so
+ * the inner teams of several outer threads, on this node and on others,
+ * combine into it at the same time, with no barrier between them (two
+ * unlocked read-modify-writes on two nodes are two diffs of one word:
+ * the home keeps the last, and one team's result was lost).
  * Either way the barrier that follows the construct (clang emits it after
  * __kmpc_end_reduce, or it is the region's join) publishes the result.
  * The two paths do not order against each other: nowait reductions of one
@@ -45,22 +51,6 @@
 
 typedef void (*combine_fn)(void *lhs, void *rhs);
 
-static void entry_lock(fj_red_entry_t *e)
-{
-    for (unsigned i = 1;
-         atomic_exchange_explicit(&e->lock, 1, memory_order_acquire); i++) {
-        while (atomic_load_explicit(&e->lock, memory_order_relaxed))
-            fj_cpu_relax();
-        if ((i & 255) == 0)
-            sched_yield();
-    }
-}
-
-static void entry_unlock(fj_red_entry_t *e)
-{
-    atomic_store_explicit(&e->lock, 0, memory_order_release);
-}
-
 /* Combine the node's members into the first one's copies; returns 1 to
  * that one once every member has combined, 0 to the others. */
 static int combine_in_node(fj_team_t *team, uint64_t seq, void *data,
@@ -71,30 +61,30 @@ static int combine_in_node(fj_team_t *team, uint64_t seq, void *data,
         return 1;
     fj_red_entry_t *e = &team->red[seq % FJ_RED_ENTRIES];
     for (;;) {
-        entry_lock(e);
+        dsm_mutex_lock(&e->lock);
         if (e->seq == 0 || e->seq == seq)
             break;
         /* a reduction FJ_RED_ENTRIES earlier still holds the entry */
-        entry_unlock(e);
+        dsm_mutex_unlock(&e->lock);
         sched_yield();
     }
     if (e->seq == 0) {
         e->seq = seq;
         e->data = data;
         atomic_store_explicit(&e->count, 1, memory_order_relaxed);
-        entry_unlock(e);
+        dsm_mutex_unlock(&e->lock);
         fj_wait_at_least_about(&e->count, members, "the other threads of "
                                "this node in a reduction",
                                DSM_ACTIVITY_ABOUT_PARTIAL, team->region, seq);
-        entry_lock(e);
+        dsm_mutex_lock(&e->lock);
         e->seq = 0;
-        entry_unlock(e);
+        dsm_mutex_unlock(&e->lock);
         return 1;
     }
     combine(e->data, data);
     uint32_t n = atomic_fetch_add_explicit(&e->count, 1,
                                            memory_order_acq_rel) + 1;
-    entry_unlock(e);
+    dsm_mutex_unlock(&e->lock);
     if (n == members)
         fj_wake_all(&e->count);
     return 0;
@@ -158,13 +148,15 @@ int fj_reduce_begin(void *data, combine_fn combine, const void *key,
     uint64_t seq = ++self->reductions;
     if (!combine_in_node(team, seq, data, combine))
         return 0;
-    if (team->nodes == 1)
-        return 1;
+    if (team->nodes == 1 && !team->parent)
+        return 1;           /* the only team: nobody else combines */
 
     size_t off[RED_MAX_VARS], len;
-    if (sizes && (len = pack_layout(nvars, sizes, off)) != 0)
+    if (team->nodes > 1 && sizes &&
+        (len = pack_layout(nvars, sizes, off)) != 0)
         return reduce_by_partials(team, seq, data, combine, nvars, sizes,
                                   off, len);
+    /* across nodes without sizes, or a nested team: see the file header */
     fj_named_lock(key, "reduction");
     self->red_locked = 1;
     return 1;

@@ -120,7 +120,7 @@ void fj_team_setup(const fj_fork_msg_t *msg)
     team->parent = NULL;
     team->parent_level = msg->level - 1;   /* serialised levels below */
     team->parent_num = 0;
-    atomic_store(&team->bar_arrived, 0);
+    atomic_store(&team->bar.arrived, 0);
     fj_cancel_team_setup(team);
     fj_task_region_open(team);
 }

@@ -351,7 +351,7 @@ static void run_here(fj_task_thread_t *me, fj_task_t *t)
         if (p == PART_DONE)
             return;
         if (p == PART_BLOCKED && !fj_pool_run_one(me))
-            fj_cpu_relax();
+            dsm_cpu_relax();
     }
 }
 

@@ -127,7 +127,7 @@ fj_task_pool_t *fj_task_context_pool(fj_task_thread_t *me);
 /* ---- pools --------------------------------------------------------------- */
 
 typedef struct fj_deque {
-    _Atomic uint32_t lock;
+    dsm_mutex_t lock;
     _Atomic uint32_t count;      /* tasks in it (a hint without the lock) */
     _Atomic uint32_t pushes;     /* tasks ever pushed (see fj_pool_wait) */
     uint32_t head, tail, mask;
@@ -145,7 +145,7 @@ struct fj_task_pool {
     fj_deque_t *deque;           /* [capacity] */
     fj_bell_t **bell;            /* [capacity]: members' bells */
     /* tasks with a priority, and tasks made ready by other threads */
-    _Alignas(64) _Atomic uint32_t shared_lock;
+    _Alignas(64) dsm_mutex_t shared_lock;
     _Atomic uint32_t shared_count;
     _Atomic uint32_t shared_pushes;
     struct fj_prio_bucket *bucket;

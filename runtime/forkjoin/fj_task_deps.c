@@ -43,7 +43,7 @@ struct fj_depnode {
     _Atomic int32_t refs;
     _Atomic int32_t npred;       /* predecessors not complete (+1 while
                                     it is being registered) */
-    _Atomic uint32_t lock;       /* guards done and succ */
+    dsm_mutex_t lock;            /* guards done and succ */
     int done;
     int nsucc, capsucc;
     fj_depnode_t **succ;
@@ -74,17 +74,6 @@ struct fj_dephash {
 };
 
 /* ---- nodes ------------------------------------------------------------------- */
-
-static void lock(_Atomic uint32_t *l)
-{
-    while (atomic_exchange_explicit(l, 1, memory_order_acquire))
-        fj_cpu_relax();
-}
-
-static void unlock(_Atomic uint32_t *l)
-{
-    atomic_store_explicit(l, 0, memory_order_release);
-}
 
 static void *xrealloc(void *p, size_t n)
 {
@@ -124,9 +113,9 @@ static void node_unref(fj_depnode_t *n)
 
 static int node_done(fj_depnode_t *n)
 {
-    lock(&n->lock);
+    dsm_mutex_lock(&n->lock);
     int done = n->done;
-    unlock(&n->lock);
+    dsm_mutex_unlock(&n->lock);
     return done;
 }
 
@@ -135,7 +124,7 @@ static void dep_link(fj_depnode_t *pred, fj_depnode_t *succ)
 {
     if (pred == succ)
         return;
-    lock(&pred->lock);
+    dsm_mutex_lock(&pred->lock);
     if (!pred->done) {
         if (pred->nsucc == pred->capsucc) {
             pred->capsucc = pred->capsucc ? pred->capsucc * 2 : 4;
@@ -146,7 +135,7 @@ static void dep_link(fj_depnode_t *pred, fj_depnode_t *succ)
         atomic_fetch_add(&succ->refs, 1);
         atomic_fetch_add(&succ->npred, 1);
     }
-    unlock(&pred->lock);
+    dsm_mutex_unlock(&pred->lock);
 }
 
 static void node_ready(fj_depnode_t *n)
@@ -425,14 +414,14 @@ void fj_deps_wait(fj_task_thread_t *me, fj_task_t *parent, int ndeps,
 void fj_deps_release(fj_task_t *t)
 {
     fj_depnode_t *node = t->depnode;
-    lock(&node->lock);
+    dsm_mutex_lock(&node->lock);
     node->done = 1;
     fj_depnode_t **succ = node->succ;
     int n = node->nsucc;
     node->succ = NULL;
     node->nsucc = node->capsucc = 0;
     node->task = NULL;
-    unlock(&node->lock);
+    dsm_mutex_unlock(&node->lock);
     for (int i = 0; i < n; i++) {
         if (atomic_fetch_sub(&succ[i]->npred, 1) == 1)
             node_ready(succ[i]);

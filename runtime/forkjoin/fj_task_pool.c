@@ -44,8 +44,6 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/futex.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "base_activity.h"
@@ -67,46 +65,22 @@ static pthread_once_t team_once = PTHREAD_ONCE_INIT;
 
 /* ---- small primitives ---------------------------------------------------- */
 
-static void spin_lock(_Atomic uint32_t *lock)
-{
-    for (int i = 0;
-         atomic_exchange_explicit(lock, 1, memory_order_acquire); i++) {
-        while (atomic_load_explicit(lock, memory_order_relaxed)) {
-            if ((++i & 255) == 0)
-                sched_yield();   /* the holder may be off its core */
-            else
-                fj_cpu_relax();
-        }
-    }
-}
-
-static void spin_unlock(_Atomic uint32_t *lock)
-{
-    atomic_store_explicit(lock, 0, memory_order_release);
-}
-
 /* One round of spinning; every 512 rounds the CPU is yielded, because
  * with more threads than cores the thread being waited for may need this
  * very core.  (fj_wait.c yields every 1024 pauses; a round here also looks
  * at the pool and takes about twice as long.) */
-static void spin_step(int i)
-{
-    if ((i & 511) == 511)
-        sched_yield();
-    else
-        fj_cpu_relax();
-}
+enum { YIELD_EVERY = 512 };
 
 void fj_bell_ring(fj_bell_t *bell)
 {
     atomic_fetch_add(&bell->word, 1);
     if (atomic_load(&bell->asleep) != FJ_BELL_AWAKE)
-        syscall(SYS_futex, &bell->word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+        dsm_futex_wake(&bell->word, 1);
 }
 
 static void bell_sleep(fj_bell_t *bell, uint32_t seen)
 {
-    syscall(SYS_futex, &bell->word, FUTEX_WAIT_PRIVATE, seen, NULL, NULL, 0);
+    dsm_futex_wait(&bell->word, seen, NULL);
 }
 
 static fj_bell_t *bell_new(void)
@@ -217,7 +191,7 @@ static int allowed(const fj_task_thread_t *me, const fj_task_t *t)
 
 static void deque_push(fj_deque_t *d, fj_task_t *t)
 {
-    spin_lock(&d->lock);
+    dsm_mutex_lock(&d->lock);
     uint32_t n = d->tail - d->head;
     if (!d->slot || n == d->mask + 1) {
         uint32_t cap = d->slot ? (d->mask + 1) * 2 : DEQUE_INITIAL;
@@ -234,7 +208,7 @@ static void deque_push(fj_deque_t *d, fj_task_t *t)
     }
     d->slot[d->tail++ & d->mask] = t;
     atomic_store_explicit(&d->count, n + 1, memory_order_relaxed);
-    spin_unlock(&d->lock);
+    dsm_mutex_unlock(&d->lock);
     /* sequentially consistent: ordered before the pusher's look for
      * sleepers (a locked add: cheaper than a fence) */
     atomic_fetch_add(&d->pushes, 1);
@@ -246,7 +220,7 @@ static fj_task_t *deque_take(fj_deque_t *d, const fj_task_thread_t *me,
     if (atomic_load_explicit(&d->count, memory_order_relaxed) == 0)
         return NULL;
     fj_task_t *t = NULL;
-    spin_lock(&d->lock);
+    dsm_mutex_lock(&d->lock);
     /* the first allowed task from the chosen end: one the constraint
      * forbids must not hide the descendants queued behind it */
     uint32_t n = d->tail - d->head;
@@ -268,7 +242,7 @@ static fj_task_t *deque_take(fj_deque_t *d, const fj_task_thread_t *me,
         atomic_store_explicit(&d->count, d->tail - d->head,
                               memory_order_relaxed);
     }
-    spin_unlock(&d->lock);
+    dsm_mutex_unlock(&d->lock);
     return t;
 }
 
@@ -276,7 +250,7 @@ static fj_task_t *deque_take(fj_deque_t *d, const fj_task_thread_t *me,
 
 static void shared_push(fj_task_pool_t *pool, fj_task_t *t, int counts)
 {
-    spin_lock(&pool->shared_lock);
+    dsm_mutex_lock(&pool->shared_lock);
     int i = 0;
     while (i < pool->nbuckets && pool->bucket[i].prio > t->priority)
         i++;
@@ -303,7 +277,7 @@ static void shared_push(fj_task_pool_t *pool, fj_task_t *t, int counts)
         b->head = t;
     b->tail = t;
     atomic_fetch_add_explicit(&pool->shared_count, 1, memory_order_relaxed);
-    spin_unlock(&pool->shared_lock);
+    dsm_mutex_unlock(&pool->shared_lock);
     if (counts)
         atomic_fetch_add(&pool->shared_pushes, 1);
 }
@@ -313,7 +287,7 @@ static fj_task_t *shared_take(fj_task_pool_t *pool, const fj_task_thread_t *me)
     if (atomic_load_explicit(&pool->shared_count, memory_order_relaxed) == 0)
         return NULL;
     fj_task_t *t = NULL;
-    spin_lock(&pool->shared_lock);
+    dsm_mutex_lock(&pool->shared_lock);
     for (int i = 0; i < pool->nbuckets && !t; i++) {
         fj_prio_bucket_t *b = &pool->bucket[i];
         for (fj_task_t *prev = NULL, *c = b->head; c; prev = c, c = c->next) {
@@ -331,7 +305,7 @@ static fj_task_t *shared_take(fj_task_pool_t *pool, const fj_task_thread_t *me)
             break;
         }
     }
-    spin_unlock(&pool->shared_lock);
+    dsm_mutex_unlock(&pool->shared_lock);
     return t;
 }
 
@@ -350,8 +324,7 @@ static void wake_one(fj_task_pool_t *pool)
             if (b && atomic_compare_exchange_strong(&b->asleep, &expect,
                                                     FJ_BELL_AWAKE)) {
                 atomic_fetch_add(&b->word, 1);
-                syscall(SYS_futex, &b->word, FUTEX_WAKE_PRIVATE, 1, NULL,
-                        NULL, 0);
+                dsm_futex_wake(&b->word, 1);
                 return;
             }
         }
@@ -461,7 +434,7 @@ void fj_pool_wait(fj_task_thread_t *me, int (*done)(void *arg), void *arg,
             continue;
         }
         if (spins < fj.spin) {
-            spin_step(spins++);
+            dsm_spin_step(spins++, YIELD_EVERY);
             continue;
         }
         fj_partials_flush();
@@ -497,7 +470,7 @@ void fj_task_region_close(void)
      * vain: its tasks are complete); they read the team being set up */
     atomic_store(&pool->open, 0);
     while (atomic_load(&pool->helpers) > 0)
-        fj_cpu_relax();
+        dsm_cpu_relax();
 }
 
 void fj_task_nested_open(fj_team_t *team)
@@ -575,8 +548,7 @@ typedef struct barrier_wait {
 static int barrier_released(void *arg)
 {
     barrier_wait_t *w = arg;
-    return atomic_load_explicit(&w->team->bar_gen, memory_order_acquire) !=
-           w->gen;
+    return dsm_local_barrier_passed(&w->team->bar, w->gen);
 }
 
 static int pool_idle(void *arg)
@@ -588,12 +560,10 @@ int fj_task_barrier_gather(fj_thread_t *self, uint32_t gen)
 {
     fj_team_t *team = self->team;
     fj_task_pool_t *pool = pool_of(team);   /* set up when the region began */
-    int last = atomic_fetch_add(&team->bar_arrived, 1) + 1 ==
-               (uint32_t)team->local_count;
-    if (last && atomic_load(&pool->unfinished) == 0) {
-        atomic_store_explicit(&team->bar_arrived, 0, memory_order_relaxed);
+    int last = dsm_local_barrier_arrive(&team->bar,
+                                        (uint32_t)team->local_count);
+    if (last && atomic_load(&pool->unfinished) == 0)
         return 1;
-    }
     fj_task_thread_t *me = fj_task_me();
     /* a barrier is not a tied task's scheduling point: no constraint */
     fj_task_t *root = me->tied_root;
@@ -602,7 +572,6 @@ int fj_task_barrier_gather(fj_thread_t *self, uint32_t gen)
         /* the last to arrive completes the barrier once the node's tasks
          * are complete (none can be made then: every member is here) */
         fj_pool_wait(me, pool_idle, pool, NULL, 1);
-        atomic_store_explicit(&team->bar_arrived, 0, memory_order_relaxed);
     } else {
         barrier_wait_t w = {team, gen};
         dsm_activity_saved_t saved;
@@ -676,7 +645,7 @@ void fj_task_idle_wait(fj_thread_t *self, _Atomic uint32_t *go,
             continue;
         }
         if (spins < fj.spin) {
-            spin_step(spins++);
+            dsm_spin_step(spins++, YIELD_EVERY);
             continue;
         }
         uint32_t rung = atomic_load(&bell->word);

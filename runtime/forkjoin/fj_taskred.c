@@ -268,7 +268,7 @@ void *fj_taskred_modifier_begin(int is_ws, int n,
         if ((spins & 1023) == 1023)
             sched_yield();
         else
-            fj_cpu_relax();
+            dsm_cpu_relax();
     }
     if (n > 0 && slot->shar0 == items[0].shar)
         dsm_fatal("reduction(task, ...) at %s: the team's threads name the "

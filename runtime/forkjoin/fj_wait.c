@@ -19,34 +19,21 @@
  */
 #include "fj_wait.h"
 
-#include <limits.h>
-#include <sched.h>
-#include <linux/futex.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
 #include "fj_internal.h"
 #include "fj_partials.h"
 #include "sys_activity.h"
 
-/* One spin step; every 1024 steps the CPU is yielded, because with more
- * threads than cores (several nodes on one machine, or OMP_WAIT_POLICY=
- * active) the thread being waited for may need this very core. */
-static void spin_step(int i)
-{
-    if ((i & 1023) == 1023)
-        sched_yield();
-    else
-        fj_cpu_relax();
-}
+/* Spin steps between yields of the CPU (several nodes on one machine, or
+ * OMP_WAIT_POLICY=active, put more threads than cores). */
+enum { YIELD_EVERY = 1024 };
 
 static _Atomic int sleepers;
 
-static void futex_wait(_Atomic uint32_t *word, uint32_t value)
+static void sleep_while(_Atomic uint32_t *word, uint32_t value)
 {
     atomic_fetch_add(&sleepers, 1);
     if (atomic_load(word) == value)
-        syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, value, NULL, NULL, 0);
+        dsm_futex_wait(word, value, NULL);
     atomic_fetch_sub(&sleepers, 1);
 }
 
@@ -54,7 +41,7 @@ void fj_wake_all(_Atomic uint32_t *word)
 {
     atomic_thread_fence(memory_order_seq_cst);
     if (atomic_load(&sleepers) > 0)
-        syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+        dsm_futex_wake(word, DSM_FUTEX_ALL);
 }
 
 void fj_wait_change(_Atomic uint32_t *word, uint32_t value)
@@ -63,10 +50,10 @@ void fj_wait_change(_Atomic uint32_t *word, uint32_t value)
     for (int i = 0; i < fj.spin; i++) {
         if (atomic_load_explicit(word, memory_order_acquire) != value)
             return;
-        spin_step(i);
+        dsm_spin_step(i, YIELD_EVERY);
     }
     while (atomic_load_explicit(word, memory_order_acquire) == value)
-        futex_wait(word, value);
+        sleep_while(word, value);
 }
 
 void fj_wait_at_least(_Atomic uint32_t *word, uint32_t value)
@@ -77,12 +64,12 @@ void fj_wait_at_least(_Atomic uint32_t *word, uint32_t value)
         if ((int32_t)(atomic_load_explicit(word, memory_order_acquire) -
                       value) >= 0)
             return;
-        spin_step(i);
+        dsm_spin_step(i, YIELD_EVERY);
     }
     while ((int32_t)((seen = atomic_load_explicit(word,
                                                   memory_order_acquire)) -
                      value) < 0)
-        futex_wait(word, seen);
+        sleep_while(word, seen);
 }
 
 static int reached(_Atomic uint32_t *word, uint32_t value)

@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sys_sync.h"
+
 /* Return once *word differs from value (acquire). */
 void fj_wait_change(_Atomic uint32_t *word, uint32_t value);
 /* Return once *word is at least value (acquire). */
@@ -28,14 +30,5 @@ void fj_wait_at_least_about(_Atomic uint32_t *word, uint32_t value,
                             const char *what, unsigned about, uint64_t arg,
                             uint64_t arg2);
 void fj_wake_all(_Atomic uint32_t *word);
-
-static inline void fj_cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#else
-    __asm__ __volatile__("" ::: "memory");
-#endif
-}
 
 #endif

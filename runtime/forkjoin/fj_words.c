@@ -109,7 +109,7 @@ static void poll_pause(unsigned polls)
      * thread of this node: spin a little first */
     int local = team_word(0) != NULL;
     if (local && polls < 256) {
-        fj_cpu_relax();
+        dsm_cpu_relax();
         return;
     }
     if (!local)

@@ -4,7 +4,8 @@
  * sized entry with a constant table of their sizes; one over an array
  * section of a VLA (run-time size, extra list entries) keeps the libomp
  * call, which the runtime serves by its locked path.  Compiled at -O0 and
- * -O2.
+ * -O2, and with -fsanitize=undefined, whose overflow reports in the
+ * combiner of `s' must not change which call is made.
  */
 
 // CHECK-DAG: [[FIXED:@.dsm.reduce.sizes[.0-9]*]] = private unnamed_addr constant [2 x i64] [i64 4, i64 8]

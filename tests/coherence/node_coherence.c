@@ -897,6 +897,7 @@ static void test_atomics(void **state)
         assert_int_equal(((uint16_t *)w)[7], (uint16_t)n);
         double d;
         memcpy(&d, &w[2], 8);
+        if (d != (double)n) print_message("DBG node %d h %d d %f n %llu w0 %llu\n", rank, h, d, (unsigned long long)n, (unsigned long long)w[0]);
         assert_true(d == (double)n);
         assert_int_equal(w[3], (uint64_t)((nodes - 1) * 100 + (threads - 1) * 10 + 6));
         assert_int_equal(w[4], expect_cas);

@@ -60,9 +60,9 @@ int main(int argc, char **argv)
             coh_protect(home_page, 1, DSM_PROT_RW);
             coh_page_unlock(home_page);
         } else if (strcmp(kind, "dirty_unmarked") == 0) {
-            coh_spin_lock(&coh.dirty_lock);
+            dsm_mutex_lock(&coh.dirty_lock);
             coh.dirty[coh.ndirty++] = (uint32_t)copy_page;
-            coh_spin_unlock(&coh.dirty_lock);
+            dsm_mutex_unlock(&coh.dirty_lock);
             /* the barrier's release would diff it: check before */
         } else if (strcmp(kind, "bad_state") == 0) {
             coh_page_lock(copy_page);

@@ -161,11 +161,20 @@ static void inner_constructs(int outer_n, int in_n)
             for (int k = 0; k < ITERS; k++) { marks[o][k]++; sum += k; }
 #pragma omp for schedule(auto)
             for (int k = 0; k < ITERS; k++) { marks[o][k]++; sum += k; }
-            /* more nowait loops than loop slots, then a barrier */
+            /* more nowait loops than loop slots, then a barrier.  Without
+             * a barrier a thread may run iteration k of the next loop
+             * while a slower (preempted) one is still in iteration k of
+             * this one: marks[o][k]++ there would race (libomp loses
+             * counts too), so each thread counts its own, added before
+             * the barrier. */
+            long mine[ITERS] = {0};
             for (int l = 0; l < LOOPS - 7; l++) {
 #pragma omp for schedule(dynamic, 11) nowait
-                for (int k = 0; k < ITERS; k++) { marks[o][k]++; sum += k; }
+                for (int k = 0; k < ITERS; k++) { mine[k]++; sum += k; }
             }
+#pragma omp critical
+            for (int k = 0; k < ITERS; k++)
+                marks[o][k] += mine[k];
 #pragma omp barrier
 #pragma omp for schedule(dynamic, 1) ordered
             for (int k = 0; k < ITERS; k++) {

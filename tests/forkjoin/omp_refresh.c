@@ -10,7 +10,10 @@
  * must have refreshed pages (DSM statistics, read inside a last region);
  * =0: none may have; =direct: every node but 0 reads node 0's pages
  * through a mapping of its memory (direct reads), so it must have mapped
- * pages and refreshed none.
+ * pages and refreshed none.  That holds because the other nodes write no
+ * page of node 0's in the rounds: their partial `bad' goes to node 0 in a
+ * message (the plug-in's sized reduction); on the locked path they would
+ * write it on the master's stack and rightly refresh that page.
  *
  * Test program (dsmcc, dsmrun).  Exit status 0 when everything matched.
  */

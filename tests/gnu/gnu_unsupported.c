@@ -3,6 +3,7 @@
  * FUNCTION): what to do instead", FUNCTION being the one the construct is
  * in (gcc's outlined body named after it).  argv[1] picks the construct.
  * The gnu suite (tests/forkjoin/expect-fatal.sh). */
+#include <omp.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -45,6 +46,24 @@ static __attribute__((noinline)) void run_cancel(void)
     }
 }
 
+static __attribute__((noinline)) void run_detach(void)
+{
+    omp_event_handle_t ev;
+#pragma omp task detach(ev)
+    out[4] = 1;
+    omp_fulfill_event(ev);
+#pragma omp taskwait
+}
+
+static __attribute__((noinline)) void run_taskloop_reduction(void)
+{
+    int sum = 0;
+#pragma omp taskloop reduction(+ : sum)
+    for (int i = 0; i < 64; i++)
+        sum += i;
+    out[5] = sum;
+}
+
 static void body(void *data) { (void)data; }
 
 static __attribute__((noinline)) void run_gomp1(void)
@@ -66,6 +85,10 @@ int main(int argc, char **argv)
         run_cancel();
     else if (strcmp(what, "gomp1") == 0)
         run_gomp1();
+    else if (strcmp(what, "detach") == 0)
+        run_detach();
+    else if (strcmp(what, "taskloop_reduction") == 0)
+        run_taskloop_reduction();
     printf("%d\n", out[0] + out[1] + out[2]);
     return 0;
 }
