@@ -321,7 +321,7 @@ void fj_worker_loop(void *unused)
     int status;
     for (;;) {
         if (fj_mailbox_wait(&msg, &status))
-            fj_exit_node(status);
+            fj_exit_node();   /* the job's status is node 0's */
         fj_team_setup(msg);
         fj_leader_region(self);
     }
