@@ -44,8 +44,14 @@
 #include <string.h>
 
 #include "base_log.h"
-#include "tp_internal.h"
+#include "tp_am.h"
+#include "tp_counters.h"
+#include "tp_lane.h"
+#include "tp_msgq.h"
+#include "tp_progress.h"
 #include "tp_source.h"
+#include "tp_state.h"
+#include "tp_status.h"
 
 typedef struct am_entry {
     dsm_tp_am_handler_t handler;
@@ -61,7 +67,6 @@ static atomic_int local_count, deferred_count;
  * non-blocking sends that point at it. */
 static uint32_t am_src_header;
 
-TP_THREAD_LOCAL int tp_in_handler;
 /* Non-zero during a dsm_tp_am_send_lazy: a lane does not ring a sleeping
  * receiver. */
 static TP_THREAD_LOCAL int tp_send_lazy;
@@ -449,6 +454,7 @@ static int poll_deferred(void)
     return 0;   /* sends handle nothing of this node's */
 }
 
-const tp_source_t tp_am_local_source = {"self-sends", deliver_local, 0};
-const tp_source_t tp_am_deferred_source = {"deferred sends", poll_deferred,
-                                           0};
+const tp_source_t tp_am_local_source = {.name = "self-sends",
+                                        .poll = deliver_local};
+const tp_source_t tp_am_deferred_source = {.name = "deferred sends",
+                                           .poll = poll_deferred};

@@ -18,7 +18,10 @@
  * the CPU, and no UCX path is ever mixed in.
  */
 #include "base_log.h"
-#include "tp_internal.h"
+#include "tp_counters.h"
+#include "tp_progress.h"
+#include "tp_rma.h"
+#include "tp_state.h"
 
 static dsm_status_t cpu_atomic(ucp_atomic_op_t op, unsigned width,
                                uint64_t addr, uint64_t value,

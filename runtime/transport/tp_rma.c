@@ -35,7 +35,12 @@
 
 #include "base_log.h"
 #include "sys_activity.h"
-#include "tp_internal.h"
+#include "tp_counters.h"
+#include "tp_direct_copy.h"
+#include "tp_progress.h"
+#include "tp_rma.h"
+#include "tp_state.h"
+#include "tp_status.h"
 
 dsm_status_t tp_resolve(int rank, dsm_tp_segment_t seg, uint64_t offset,
                         size_t len, uint64_t *raddr, ucp_rkey_h *rkey)
