@@ -58,8 +58,9 @@ int dsm_sys_region_remap(const dsm_region_t *region, uintptr_t addr,
 int dsm_sys_mapped(uintptr_t addr, size_t len);
 
 /* Does [addr, addr+len) (len 0: the byte at addr) overlap an application
- * window mapped by this process?  A few compares; any thread, the fault
- * handler included. */
+ * window this process mapped (windows are never forgotten: the runtime
+ * keeps them to the end)?  A few compares; any thread, the fault handler
+ * included. */
 int dsm_sys_sharable(const void *addr, size_t len);
 
 /* Find a mapping of this process that overlaps [lo, hi); returns 1 and its
