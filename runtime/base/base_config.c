@@ -197,6 +197,8 @@ dsm_status_t dsm_config_load(void)
     config.direct_read = (int)v;
     if (env_int("DSM_PREFETCH", 0, 1, 1, &v)) return DSM_ERR_INVALID;
     config.prefetch = (int)v;
+    if (env_int("DSM_PUSH_UPDATES", 0, 1, 1, &v)) return DSM_ERR_INVALID;
+    config.push_updates = (int)v;
 
     s = getenv("DSM_RENDEZVOUS");
     if (s && *s) {

@@ -58,6 +58,7 @@ typedef struct dsm_config {
     int lane_membarrier;           /* DSM_LANE_MEMBARRIER: 1 */
     int direct_read;               /* DSM_DIRECT_READ: 1 */
     int prefetch;                  /* DSM_PREFETCH: 1 */
+    int push_updates;              /* DSM_PUSH_UPDATES: 1 */
 } dsm_config_t;
 
 #define DSM_DEFAULT_REGION_BASE ((uintptr_t)0x200000000000ull)
