@@ -42,7 +42,9 @@ static void finish(int status, void *unused)
      * done, and the launcher then ends this process too: our output goes
      * out first */
     fflush(NULL);
-    fj_exit_msg_t msg = {status, 0};
+    /* private, not on the (sharable) main stack: handed to the transport */
+    static fj_exit_msg_t msg;
+    msg = (fj_exit_msg_t){status, 0};
     for (int node = 1; node < fj.size; node++) {
         dsm_status_t st = dsm_tp_am_send(node, FJ_AM_EXIT, &msg, sizeof msg);
         if (st != DSM_OK)

@@ -62,6 +62,7 @@
 #include "base_log.h"
 #include "base_time.h"
 #include "sys_activity.h"
+#include "sys_stack.h"
 #include "tp_progress.h"
 #include "tp_source.h"
 #include "tp_state.h"
@@ -181,7 +182,7 @@ dsm_status_t tp_wait_request(ucs_status_ptr_t request, const char *what,
     return tp_status(st);
 }
 
-int dsm_tp_progress(void)
+static int progress_here(void)
 {
     tp_check_not_in_handler("dsm_tp_progress");
     if (!tp.initialized)
@@ -191,12 +192,10 @@ int dsm_tp_progress(void)
     return tp_progress_once() > 0;
 }
 
-void dsm_tp_wait_flag_on(const volatile int *flag, const char *what,
-                         int peer, unsigned about, uint64_t arg,
-                         uint64_t arg2)
+static void wait_flag_on_here(const volatile int *flag, const char *what,
+                              int peer, unsigned about, uint64_t arg,
+                              uint64_t arg2)
 {
-    if (__atomic_load_n(flag, __ATOMIC_ACQUIRE))
-        return;
     tp_check_not_in_handler("dsm_tp_wait_flag");
     dsm_activity_saved_t saved;
     dsm_activity_wait_about(&saved, what, peer, about, arg, arg2);
@@ -215,11 +214,9 @@ void dsm_tp_wait_flag(const volatile int *flag, const char *what)
     dsm_tp_wait_flag_on(flag, what, -1, DSM_ACTIVITY_ABOUT_NONE, 0, 0);
 }
 
-int dsm_tp_wait_flag_for(const volatile int *flag, const char *what,
-                         uint64_t ns)
+static int wait_flag_for_here(const volatile int *flag, const char *what,
+                              uint64_t ns)
 {
-    if (__atomic_load_n(flag, __ATOMIC_ACQUIRE))
-        return 1;
     tp_check_not_in_handler("dsm_tp_wait_flag_for");
     dsm_activity_saved_t saved;
     dsm_activity_wait_begin(&saved, what, -1);
@@ -237,6 +234,73 @@ int dsm_tp_wait_flag_for(const volatile int *flag, const char *what,
     tp_wait_end(&w);
     dsm_activity_end(&saved);
     return set;
+}
+
+/* ---- entry points: off a sharable stack first ------------------------------
+ * Progress runs handlers, and the loops hold the transport's locks at
+ * times: on a sharable stack a push onto a page a release has just
+ * write-protected would fault inside them (design.md, "Locks and their
+ * order").  So a caller on such a stack continues on its runtime stack. */
+typedef struct wait_call {
+    const volatile int *flag;
+    const char *what;
+    int peer;
+    unsigned about;
+    uint64_t arg, arg2, ns;
+    int result;
+} wait_call_t;
+
+static void progress_body(void *p)
+{
+    ((wait_call_t *)p)->result = progress_here();
+}
+
+int dsm_tp_progress(void)
+{
+    if (!dsm_sys_stack_sharable())
+        return progress_here();
+    wait_call_t c = {0};
+    dsm_sys_on_rtstack(progress_body, &c);
+    return c.result;
+}
+
+static void wait_flag_on_body(void *p)
+{
+    wait_call_t *c = p;
+    wait_flag_on_here(c->flag, c->what, c->peer, c->about, c->arg, c->arg2);
+}
+
+void dsm_tp_wait_flag_on(const volatile int *flag, const char *what,
+                         int peer, unsigned about, uint64_t arg,
+                         uint64_t arg2)
+{
+    if (__atomic_load_n(flag, __ATOMIC_ACQUIRE))
+        return;
+    if (!dsm_sys_stack_sharable()) {
+        wait_flag_on_here(flag, what, peer, about, arg, arg2);
+        return;
+    }
+    wait_call_t c = {.flag = flag, .what = what, .peer = peer,
+                     .about = about, .arg = arg, .arg2 = arg2};
+    dsm_sys_on_rtstack(wait_flag_on_body, &c);
+}
+
+static void wait_flag_for_body(void *p)
+{
+    wait_call_t *c = p;
+    c->result = wait_flag_for_here(c->flag, c->what, c->ns);
+}
+
+int dsm_tp_wait_flag_for(const volatile int *flag, const char *what,
+                         uint64_t ns)
+{
+    if (__atomic_load_n(flag, __ATOMIC_ACQUIRE))
+        return 1;
+    if (!dsm_sys_stack_sharable())
+        return wait_flag_for_here(flag, what, ns);
+    wait_call_t c = {.flag = flag, .what = what, .ns = ns};
+    dsm_sys_on_rtstack(wait_flag_for_body, &c);
+    return c.result;
 }
 
 int dsm_tp_should_yield(uint64_t waited_ns)
