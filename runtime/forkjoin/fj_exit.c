@@ -38,9 +38,7 @@ static void finish(int status, void *unused)
                 "the job ends without a clean shut-down", status);
         return;
     }
-    /* the other nodes exit with the status as soon as the shut-down is
-     * done, and the launcher then ends this process too: our output goes
-     * out first */
+    /* the program's output so far goes out before the other nodes' */
     fflush(NULL);
     /* private, not on the (sharable) main stack: handed to the transport */
     static fj_exit_msg_t msg;
