@@ -12,6 +12,7 @@
  */
 #include <string.h>
 
+#include "base_config.h"
 #include "base_log.h"
 #include "coh_protocol.h"
 #include "coh_state.h"
@@ -304,6 +305,9 @@ dsm_lock_t dsm_coh_lock_named(uint64_t key)
 {
     uint64_t h = key * 0x9e3779b97f4a7c15ull;
     h ^= h >> 29;
+    int bits = dsm_config()->named_lock_hash_bits;   /* testing: collide */
+    if (bits < 64)
+        h &= (1ull << bits) - 1;
     uint32_t manager = (uint32_t)(h % (uint64_t)(coh.size ? coh.size : 1));
     uint32_t index = COH_NAMED_BASE + (uint32_t)((h >> 32) % COH_NAMED_LOCKS);
     dsm_lock_t lock = {((uint64_t)(manager + 1) << 32) | index};
