@@ -143,6 +143,10 @@ typedef struct dsm_stats {
     uint64_t prefetch_hits;  /* faults a prefetched copy served */
     uint64_t parallel_regions; /* regions this node took part in (their
                                   starts: node 0 forks, the others join) */
+    uint64_t pushes_sent;    /* node 0: page changes a departure carried
+                                (DSM_PUSH_UPDATES) */
+    uint64_t pushes_applied; /* copies updated from a departure's pushed
+                                changes instead of dropped */
 } dsm_stats_t;
 DSM_API void dsm_stats_get(dsm_stats_t *out);
 

@@ -11,7 +11,9 @@
 # See doc/reliability.md, "Sanitizers" and "Fuzzing".
 #
 # Exit status: non-zero when any test of either run fails.  The last line
-# is the plain summary "tests: N passed, N failed" over both runs.
+# is the plain summary "tests: N passed, N failed" over both runs; just
+# before it, every failed test is named with the end of its output (CI
+# shows only the end of this script's output).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -21,6 +23,28 @@ asandir=${TEST_ASAN_BUILDDIR:-build-asan}
 passed=0
 failed=0
 status=0
+failures=$(mktemp)
+trap 'rm -f "$failures"' EXIT
+# note_failures DIR LABEL: append each failed test of DIR's last run, with
+# the last lines of its output, to $failures
+note_failures() {
+  local json="$1/meson-logs/testlog.json"
+  [ -f "$json" ] || return 0
+  python3 - "$json" "$2" >> "$failures" <<'PY'
+import json, sys
+bad = {"FAIL", "TIMEOUT", "UNEXPECTEDPASS", "ERROR"}
+for line in open(sys.argv[1]):
+    t = json.loads(line)
+    if t.get("result") not in bad:
+        continue
+    print(f"-- {sys.argv[2]}: {t['name']}: {t['result']} "
+          f"(exit {t.get('returncode')}, {t.get('duration', 0):.1f} s)")
+    out = ((t.get("stdout") or "").splitlines() +
+           (t.get("stderr") or "").splitlines())
+    for text in out[-12:]:
+        print("   " + text[:200])
+PY
+}
 # run_suite DIR LABEL [meson test arguments...]: run, then add its counts
 run_suite() {
   local dir=$1 label=$2
@@ -28,7 +52,7 @@ run_suite() {
   echo "== test.sh: $label ($dir)"
   local start=$SECONDS
   local log="$dir/meson-logs/testlog.txt"
-  rm -f "$log"   # a run that selects no test leaves no log: count nothing
+  rm -f "$log" "$dir/meson-logs/testlog.json"   # no test run: count nothing
   meson test -C "$dir" --print-errorlogs --num-processes 2 "$@" || status=1
   if [ -f "$log" ]; then
     count() { awk -v k="$1" '$1 == k { v = $NF } END { print v + 0 }' "$log"; }
@@ -38,6 +62,7 @@ run_suite() {
     passed=$((passed + p))
     failed=$((failed + f))
   fi
+  note_failures "$dir" "$label"
 }
 
 run_suite "$builddir" "normal build" "$@"
@@ -57,5 +82,9 @@ if [ "${TEST_SANITIZE:-1}" != 0 ]; then
   run_suite "$asandir" "AddressSanitizer + UndefinedBehaviorSanitizer build" "$@"
 fi
 
+if [ -s "$failures" ]; then
+  echo "== test.sh: the failed tests"
+  cat "$failures"
+fi
 echo "tests: $passed passed, $failed failed"
 exit "$status"

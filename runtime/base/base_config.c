@@ -203,6 +203,8 @@ dsm_status_t dsm_config_load(void)
     if (env_int("DSM_NAMED_LOCKS", 1, 1L << 22, DSM_DEFAULT_NAMED_LOCKS, &v))
         return DSM_ERR_INVALID;
     config.named_locks = (unsigned)v;
+    if (env_int("DSM_PUSH_UPDATES", 0, 1, 1, &v)) return DSM_ERR_INVALID;
+    config.push_updates = (int)v;
 
     s = getenv("DSM_RENDEZVOUS");
     if (s && *s) {

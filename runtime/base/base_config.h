@@ -60,6 +60,7 @@ typedef struct dsm_config {
     int prefetch;                  /* DSM_PREFETCH: 1 */
     int named_lock_hash_bits;      /* DSM_NAMED_LOCK_HASH_BITS: 64 (testing) */
     unsigned named_locks;          /* DSM_NAMED_LOCKS: per manager */
+    int push_updates;              /* DSM_PUSH_UPDATES: 1 */
 } dsm_config_t;
 
 #define DSM_DEFAULT_REGION_BASE ((uintptr_t)0x200000000000ull)

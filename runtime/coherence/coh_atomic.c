@@ -181,6 +181,9 @@ static void note_update(size_t index, uintptr_t addr, const void *value,
     if (!(flags & (PF_HOME | PF_DIRECT)) &&
         atomic_load(&pg->state) != PS_INVALID) {
         memcpy(coh_page_rt(index) + in_page, value, size);
+        /* no longer node 0's snapshot: a pushed diff would leave bytes of
+         * this value that the final one shares with the snapshot */
+        coh_push_installed(index, 1);
         if (flags & PF_TWIN)
             memcpy(coh_page_twin(index) + in_page, value, size);
     }

@@ -192,10 +192,16 @@ static coh_wire_depart_t depart(const char *buf, size_t len)
                   (unsigned long long)d.hdr.epoch, (unsigned long long)epoch);
     /* buf is depart_buf (page-aligned) or a handoff's 8-byte aligned
      * buffer, so the records' ranges are aligned */
-    if (d.hdr.overflow)
+    /* gets from here on may see writes made after the departure; pushed
+     * pages are kept by the invalidation that follows */
+    coh_push_begin(epoch);
+    if (d.hdr.overflow) {
         coh_invalidate_all();
-    else
+    } else {
+        coh_push_apply(d.push, d.hdr.push_len, epoch);
         coh_acquire_records(d.records, d.hdr.nrecords, 1);
+    }
+    coh_push_end();
     for (int j = 0; j < coh.size; j++) {
         uint32_t v = coh_wire_vc(d.vc, (uint32_t)j);
         if (v > coh.vc[j])
@@ -248,6 +254,12 @@ static void gather_departure(void)
             memcpy(depart_buf + out, moves, n * sizeof *moves);
         out += n * sizeof *moves;
         hdr.nmigrations = (uint32_t)n;
+        /* the small changes of node 0's pages, for the copies of them */
+        hdr.push_len = (uint32_t)coh_push_build(
+            depart_buf + gather_records_offset(),
+            out - n * sizeof *moves - gather_records_offset(), hdr.nrecords,
+            epoch, depart_buf + out, GATHER_BYTES - out);
+        out += hdr.push_len;
     }
     memcpy(depart_buf, &hdr, sizeof hdr);
     depart_len = out;

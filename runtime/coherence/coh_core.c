@@ -122,6 +122,8 @@ void coh_runs_flush(coh_runs_t *b)
     if (st != DSM_OK)
         dsm_fatal("%s: %zu runs of pages from node %d: %s", b->what, b->n,
                   b->home, dsm_status_string(st));
+    for (size_t r = 0; r < b->n; r++)
+        coh_push_installed(b->first[r], b->count[r]);
     if (b->fetched)
         for (size_t r = 0; r < b->n; r++)
             b->fetched(b->first[r], b->count[r]);

@@ -226,6 +226,7 @@ static void materialize(size_t index, coh_page_t *pg)
     if (st != DSM_OK)
         fetch_fail(st);
     COH_STAT_ADD(pages_fetched, 1);
+    coh_push_installed(index, 1);
     coh_map_own(index, 1, DSM_PROT_READ);
     atomic_fetch_and_explicit(&pg->flags, (uint8_t)~PF_DIRECT,
                               memory_order_relaxed);
@@ -279,6 +280,7 @@ void coh_direct_end(size_t first, size_t n, int keep)
 static void make_writable(size_t index, coh_page_t *pg, int home_page)
 {
     if (!home_page) {
+        coh_push_installed(index, 1);   /* no longer node 0's snapshot */
         memcpy(coh_page_twin(index), coh_page_rt(index), DSM_PAGE_SIZE);
         atomic_fetch_or_explicit(&pg->flags, PF_TWIN, memory_order_relaxed);
         COH_STAT_ADD(twins, 1);
@@ -324,6 +326,7 @@ int coh_fault_handler(uintptr_t addr, int access)
             fetch_fail(st);
         COH_STAT_ADD(pages_fetched, run);
         coh_refresh_fetched(index, run);
+        coh_push_installed(index, run);
         for (size_t k = 0; k < run; k++)
             coh_prefetch_note(index + k);
         stream->next = index + run;

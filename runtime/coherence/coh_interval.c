@@ -327,6 +327,7 @@ static int keep_eager_remote(size_t index, coh_page_t *pg)
         atomic_fetch_and(&pg->flags, (uint8_t)~PF_EAGER);
         pg->written_run = 0;
         coh_protect(index, 1, DSM_PROT_READ);
+        coh_push_installed(index, 1);
         atomic_store_explicit(&pg->state, PS_READONLY, memory_order_release);
         return 0;
     }
@@ -376,6 +377,8 @@ static void release_chunk(size_t first, size_t n, uint32_t seq,
         }
         if (flags & PF_TWIN)
             send_diff(first + i, pg);
+        if (!(flags & PF_HOME))
+            coh_push_installed(first + i, 1);   /* this node changed it */
         atomic_store_explicit(&pg->state, PS_READONLY, memory_order_release);
     }
     unlock_chunk(first, n, "a release");
@@ -524,7 +527,8 @@ static uint32_t release(int node0_follows, int quiescent)
 static int needs_invalidation(const coh_page_t *pg)
 {
     return !(atomic_load(&pg->flags) & (PF_HOME | PF_REFRESH | PF_DIRECT)) &&
-           atomic_load(&pg->state) != PS_INVALID;
+           atomic_load(&pg->state) != PS_INVALID &&
+           !coh_push_kept((size_t)(pg - coh.pages));
 }
 
 /* Of those, the ones whose view is not PROT_NONE already. */

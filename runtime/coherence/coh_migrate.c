@@ -188,6 +188,7 @@ static void move_chunk(size_t first, size_t count, int home)
         if (old == home)
             continue;
         coh_sharing_migrated(p, home);
+        coh_push_home_moved(p);
         if (home == coh.rank) {
             if (atomic_load(&pg->state) == PS_INVALID) {
                 /* nobody writes before every node has applied the move,

@@ -85,13 +85,17 @@ typedef struct coh_msg_handoff {
 } coh_msg_handoff_t;
 
 /* Barrier departure: header, the merged vector time (size entries), the
- * records of every node, then nmigrations home moves. */
+ * records of every node, nmigrations home moves, then push_len bytes of
+ * pushed updates of node 0's pages (coh_push.c): a coh_msg_diff_t whose
+ * pad counts the u64 page hashes at the end (0, or two per page in the
+ * invariants build: node 0's page, and the snapshot a diff is from), its
+ * pages' diffs, the hashes. */
 typedef struct coh_msg_depart {
     uint64_t epoch;
     uint32_t overflow;
     uint32_t nrecords;
     uint32_t nmigrations;
-    uint32_t pad;
+    uint32_t push_len;
 } coh_msg_depart_t;
 
 /* A home move decided at a barrier: pages [first, first+count) are homed

@@ -134,6 +134,27 @@ void coh_prefetch_note(size_t index);
 void coh_prefetch_epoch(uintptr_t label);
 uintptr_t coh_prefetch_pending(void);
 
+/* Pushed updates (coh_push.c; design.md, "Pushed updates").  Node 0:
+ * coh_push_build appends to a departure being built (at most cap bytes)
+ * the small changes of its shared home pages that the records name,
+ * returns the bytes.  Other nodes: coh_push_begin(E) before departure E's
+ * acquire, coh_push_apply its pushed bytes (checked, coh_wire_depart) to
+ * the copies that equal node 0's snapshot, coh_push_kept tells the
+ * invalidation which it must keep, coh_push_end after.
+ * coh_push_installed: a get filled the pages' copies, or this node wrote
+ * one (any thread, the fault handler included; page locks held).
+ * coh_push_home_moved: a home move took the page. */
+dsm_status_t coh_push_setup(void);
+size_t coh_push_build(const char *records, size_t records_len,
+                      uint32_t nrecords, uint64_t epoch, char *out,
+                      size_t cap);
+void coh_push_begin(uint64_t epoch);
+void coh_push_apply(const unsigned char *push, size_t len, uint64_t epoch);
+int coh_push_kept(size_t index);
+void coh_push_end(void);
+void coh_push_installed(size_t first, size_t n);
+void coh_push_home_moved(size_t index);
+
 /* Handler registration, before dsm_tp_init, in coherence's id range. */
 static inline dsm_status_t coh_am_register(unsigned id,
                                            dsm_tp_am_handler_t handler)

@@ -76,7 +76,7 @@ size_t coh_refresh_select(size_t first, size_t n)
             continue;
         }
         uint8_t h = heat[i];
-        if (h == 0 || h == HEAT_NOTICED ||
+        if (h == 0 || h == HEAT_NOTICED || coh_push_kept(i) ||
             atomic_load(&pg->state) != PS_READONLY ||
             (atomic_load(&pg->flags) & (PF_HOME | PF_DIRECT)) ||
             !dsm_tp_peer_mapped(pg->home, DSM_TP_SEG_REGION))

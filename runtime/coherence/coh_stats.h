@@ -44,6 +44,8 @@
     X(flush_acquires, COH)                                                    \
     X(pages_prefetched, COH)                                                  \
     X(prefetch_hits, COH)                                                     \
+    X(pushes_sent, COH)                                                       \
+    X(pushes_applied, COH)                                                    \
     X(parallel_regions, COH)                                                  \
     X(protocol_ns, COH)
 

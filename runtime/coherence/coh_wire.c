@@ -132,13 +132,32 @@ dsm_status_t coh_wire_depart(const void *msg, size_t len,
     d.records = m + pos;
     d.records_len = 0;
     d.migrations = m + len;
+    d.push = m + len;
     if (!d.hdr.overflow) {
+        /* the pushed updates at the end, the home moves before them */
+        if (d.hdr.push_len > len - pos)
+            return DSM_ERR_PROTOCOL;
+        size_t end = len - d.hdr.push_len;
+        d.push = m + end;
+        if (d.hdr.push_len) {
+            coh_msg_diff_t ph;
+            uint32_t npush;
+            if (d.hdr.push_len < sizeof ph)
+                return DSM_ERR_PROTOCOL;
+            memcpy(&ph, d.push, sizeof ph);
+            size_t hashes = (size_t)ph.pad * sizeof(uint64_t);
+            if ((ph.pad && ph.pad != 2 * ph.npages) ||
+                hashes > d.hdr.push_len - sizeof ph ||
+                coh_wire_diffs(d.push, d.hdr.push_len - hashes, lim,
+                               DSM_PAGE_SIZE, &npush) != DSM_OK)
+                return DSM_ERR_PROTOCOL;
+        }
         /* the records end where the home moves begin */
         size_t moves = (size_t)d.hdr.nmigrations * sizeof(coh_migration_t);
-        if (moves > len - pos)
+        if (moves > end - pos)
             return DSM_ERR_PROTOCOL;
-        d.records_len = len - pos - moves;
-        d.migrations = m + len - moves;
+        d.records_len = end - pos - moves;
+        d.migrations = m + end - moves;
         if (coh_wire_records(d.records, d.records_len, d.hdr.nrecords, lim) !=
             DSM_OK)
             return DSM_ERR_PROTOCOL;

@@ -68,7 +68,7 @@ dsm_status_t coh_wire_handoff(const void *msg, size_t len,
                               coh_wire_handoff_t *out);
 
 /* Barrier departure (node 0 -> all): header, vector time (nodes entries),
- * records, home moves.  With overflow set only the header and the vector
+ * records, home moves, pushed updates (diffs well formed, hashes whole).  With overflow set only the header and the vector
  * time count (what follows is ignored). */
 typedef struct coh_wire_depart {
     coh_msg_depart_t hdr;
@@ -76,6 +76,7 @@ typedef struct coh_wire_depart {
     const unsigned char *records;
     size_t records_len;
     const unsigned char *migrations;    /* hdr.nmigrations entries */
+    const unsigned char *push;          /* hdr.push_len bytes, checked */
 } coh_wire_depart_t;
 dsm_status_t coh_wire_depart(const void *msg, size_t len,
                              const coh_wire_limits_t *lim,

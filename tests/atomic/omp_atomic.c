@@ -9,6 +9,10 @@
  * that is not sharable (an anonymous mapping: dsmcc makes the program's
  * malloc sharable), which take the native path.
  *
+ * Usage: omp_atomic [OPS]: OPS operations per thread and per test
+ * (default 500).  Across hosts every atomic is a round trip, so a job on
+ * a loaded machine asks for fewer (tests/hosts).
+ *
  * Test program: compiled by dsmcc, which loads the dsm-atomic plug-in; run
  * directly (one node, DSM_THREADS threads) and under dsmrun.  Exit status
  * 0 when every check held.
@@ -22,7 +26,7 @@
 #include "atomic_expect.h"
 #include "dsm.h"
 
-#define K 500       /* operations per thread and per test */
+static int ops_per_thread = 500;   /* per test; argv[1] */
 #define TURNS 50    /* turns per thread */
 #define TURN_WAIT_S 20
 
@@ -54,14 +58,14 @@ static void record_team_size(void)
     nthreads = omp_get_num_threads();
 }
 
-/* Every thread: K updates of each kind. */
+/* Every thread: ops_per_thread updates of each kind. */
 static void update(struct counters *c)
 {
 #pragma omp parallel
     {
         record_team_size();
         int me = omp_get_thread_num();
-        for (int k = 0; k < K; k++) {
+        for (int k = 0; k < ops_per_thread; k++) {
 #pragma omp atomic
             c->i++;
 #pragma omp atomic
@@ -81,8 +85,9 @@ static void update(struct counters *c)
                                                 __ATOMIC_SEQ_CST,
                                                 __ATOMIC_RELAXED))
                 ;
-            __atomic_fetch_max(&c->max, (long)me * K + k, __ATOMIC_RELAXED);
-            __atomic_fetch_min(&c->min, -((long)me * K + k),
+            __atomic_fetch_max(&c->max, (long)me * ops_per_thread + k,
+                               __ATOMIC_RELAXED);
+            __atomic_fetch_min(&c->min, -((long)me * ops_per_thread + k),
                                __ATOMIC_RELAXED);
         }
     }
@@ -90,7 +95,7 @@ static void update(struct counters *c)
 
 static void check_update(const char *where, const struct counters *c)
 {
-    long n = (long)nthreads * K;
+    long n = (long)nthreads * ops_per_thread;
     char what[64];
     snprintf(what, sizeof what, "%s int", where);
     expect_long(what, c->i, n);
@@ -121,18 +126,18 @@ static void capture(int *seen)
 #pragma omp parallel
     {
         int me = omp_get_thread_num();
-        for (int k = 0; k < K; k++) {
+        for (int k = 0; k < ops_per_thread; k++) {
             int mine;
 #pragma omp atomic capture
             mine = g_ticket++;
-            seen[me * K + k] = mine;
+            seen[me * ops_per_thread + k] = mine;
         }
     }
 }
 
 static void check_capture(const int *seen)
 {
-    long n = (long)nthreads * K;
+    long n = (long)nthreads * ops_per_thread;
     char *hit = calloc((size_t)n, 1);
     long bad = 0;
     for (long t = 0; t < n; t++) {
@@ -156,8 +161,8 @@ static void read_write(long *bad_reads, long *last)
     {
         int me = omp_get_thread_num();
         long bad = 0;
-        for (int k = 0; k < K; k++) {
-            long x = (long)me * K + k + 1;
+        for (int k = 0; k < ops_per_thread; k++) {
+            long x = (long)me * ops_per_thread + k + 1;
             long v;
             double dv;
 #pragma omp atomic write
@@ -236,18 +241,27 @@ static long private_local(void)
 #pragma omp parallel reduction(+ : total)
     {
         long mine = 0;
-        for (int k = 0; k < K; k++)
+        for (int k = 0; k < ops_per_thread; k++)
             __atomic_fetch_add(&mine, 2, __ATOMIC_RELAXED);
         total += mine;
     }
     return total;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1) {
+        char *end;
+        long ops = strtol(argv[1], &end, 10);
+        if (*end || ops < 1 || ops > 1000000) {
+            fprintf(stderr, "usage: omp_atomic [OPS], 1 <= OPS <= 1000000\n");
+            return 2;
+        }
+        ops_per_thread = (int)ops;
+    }
     struct counters on_stack = {0};
     struct counters *on_heap = kmp_sharable_calloc(1, sizeof *on_heap);
-    int *seen = kmp_sharable_malloc(sizeof(int) * (size_t)K *
+    int *seen = kmp_sharable_malloc(sizeof(int) * (size_t)ops_per_thread *
                                     (size_t)omp_get_max_threads());
     long *bad_reads = kmp_sharable_calloc((size_t)omp_get_max_threads(),
                                           sizeof(long));
@@ -286,7 +300,7 @@ int main(void)
     expect_true("the last double is a written one",
                 g_dslot >= 1.5 && g_dslot / 1.5 == (double)(long)(g_dslot / 1.5));
 
-    expect_long("private locals", private_local(), 2L * K * nthreads);
+    expect_long("private locals", private_local(), 2L * ops_per_thread * nthreads);
 
     long *wrong = bad_reads;    /* reused: one slot per thread */
     turns(wrong);

@@ -1277,6 +1277,90 @@ static void test_direct_pages(void **state)
     release_array(block);
 }
 
+/* ---- pushed updates (DSM_PUSH_UPDATES): node 0 changes a few words of
+ * its page before each barrier, node 1 (when there is one besides node 0)
+ * other words of the same page in the same epoch, and a word both write
+ * in turn under a lock; every node checks every word after the barrier.
+ * Where copies are not direct reads and pushes are on, the nodes other
+ * than 0 must have kept their copies (pushed) in most rounds. */
+#define PU_ROUNDS 40
+#define PU_WORDS 512
+static uint64_t *pu_page;
+static volatile int pu_errors;
+static DSM_SHARABLE dsm_lock_t pu_lock;
+
+static uint64_t pu_value(size_t w, int round)
+{
+    if (round < 0)
+        return 0;
+    if (w < 8)       /* node 0, two of them per round */
+        return w % 4 == (size_t)round % 4 ? (uint64_t)round * 131 + w
+                                          : pu_value(w, round - 1);
+    if (w >= 64 && w < 72 && nodes > 2)   /* node 1 */
+        return w % 2 == (size_t)round % 2 ? (uint64_t)round * 7 + w
+                                          : pu_value(w, round - 1);
+    if (w == 100)    /* written by node 0 then (under the lock) node 1 */
+        return (uint64_t)round * 3 + (nodes > 2 ? 2 : 1);
+    return 0;
+}
+
+static void pushed_thread(int t)
+{
+    for (int round = 0; round < PU_ROUNDS; round++) {
+        if (t == 0 && rank == 0) {
+            for (size_t w = 0; w < 8; w++)
+                if (w % 4 == (size_t)round % 4)
+                    pu_page[w] = pu_value(w, round);
+            assert_int_equal(dsm_lock_acquire(&pu_lock), DSM_OK);
+            pu_page[100] = (uint64_t)round * 3 + 1;
+            assert_int_equal(dsm_lock_release(&pu_lock), DSM_OK);
+        }
+        if (t == 0 && rank == 1 && nodes > 2) {
+            for (size_t w = 64; w < 72; w++)
+                if (w % 2 == (size_t)round % 2)
+                    pu_page[w] = pu_value(w, round);
+            /* after node 0's write of word 100 (its lock release) */
+            for (;;) {
+                assert_int_equal(dsm_lock_acquire(&pu_lock), DSM_OK);
+                int ready = pu_page[100] == (uint64_t)round * 3 + 1;
+                if (ready)
+                    pu_page[100] = (uint64_t)round * 3 + 2;
+                assert_int_equal(dsm_lock_release(&pu_lock), DSM_OK);
+                if (ready)
+                    break;
+            }
+        }
+        dsm_barrier();
+        for (size_t w = (size_t)t; w < PU_WORDS; w += (size_t)threads)
+            if (pu_page[w] != pu_value(w, round))
+                __atomic_add_fetch(&pu_errors, 1, __ATOMIC_RELAXED);
+        dsm_barrier();
+    }
+}
+
+static void test_pushed_updates(void **state)
+{
+    TEST_BEGIN();
+    if (rank == 0)
+        assert_int_equal(dsm_lock_init(&pu_lock), DSM_OK);
+    pu_page = publish_array(4096);
+    dsm_stats_t before, after;
+    dsm_stats_get(&before);
+    pu_errors = 0;
+    run_threads(pushed_thread);
+    dsm_stats_get(&after);
+    assert_int_equal(pu_errors, 0);
+    uint64_t pushed = after.pushes_applied - before.pushes_applied;
+    print_message("node %d: %llu pushed updates applied in %d rounds\n", rank,
+                  (unsigned long long)pushed, PU_ROUNDS);
+    /* with more than two nodes node 1 writes the page too and so holds no
+     * snapshot most rounds; node 2 and beyond must take pushes */
+    if (dsm_config()->push_updates && !reads_direct(0) &&
+        (rank >= 2 || (rank == 1 && nodes == 2)))
+        assert_true(pushed >= PU_ROUNDS / 2);
+    release_array(pu_page);
+}
+
 /* ---- bounded metadata: 10,000 barrier-write cycles */
 static long resident_kib(void)
 {
@@ -1343,6 +1427,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_eager_pages),
         cmocka_unit_test(test_eager_remote_pages),
         cmocka_unit_test(test_direct_pages),
+        cmocka_unit_test(test_pushed_updates),
         cmocka_unit_test(test_bounded_metadata),
     };
     if (argc > 1)

@@ -322,8 +322,9 @@ case $CASE in
     hosts_create 2
     hosts_start_sshd
     run_ok 2 ssh "$OMP_REDUCTION"
-    # atomics made by the word's home, requested over TCP
-    run_ok 2 ssh "$OMP_ATOMIC"
+    # atomics made by the word's home, requested over TCP (each a round
+    # trip: 100 per thread and kind keep a loaded machine within the limit)
+    run_ok 2 ssh "$OMP_ATOMIC" 100
     # the rendezvous interface, by option and by variable
     hosts_run 1 "$DSMRUN" -v --interface eth0 --hosts "$(hostlist 2)" \
       "$OMP_REDUCTION" > "$HOSTS_TMP/out" 2>&1 || { cat "$HOSTS_TMP/out"; fail "--interface eth0"; }
@@ -352,7 +353,7 @@ case $CASE in
     no_sanitizer_report "$HOSTS_TMP/out"
     # atomics in a job where two nodes share a host and one does not
     hosts_run 1 "$DSMRUN" --hostfile "$HOSTS_TMP/hostfile" -t 2 \
-      "$OMP_ATOMIC" > "$HOSTS_TMP/out" 2>&1 ||
+      "$OMP_ATOMIC" 100 > "$HOSTS_TMP/out" 2>&1 ||
       { cat "$HOSTS_TMP/out"; fail "atomics on 2+1 nodes failed"; }
     no_sanitizer_report "$HOSTS_TMP/out"
     expect_nothing_left

@@ -1,0 +1,308 @@
+/*
+ * coh_push.c - pushed updates: a barrier departure carries the small
+ * changes of node 0's home pages, and a node whose copy of such a page is
+ * what node 0 last pushed (or fetched and unchanged since) applies them
+ * instead of dropping the copy, so its next read needs no fault and no
+ * fetch.  See doc/design.md, "Pushed updates".
+ *
+ * Node 0 (gather): for each page of the epoch's records that it homes and
+ * shares, it keeps a snapshot of the page as it was at the last departure
+ * that named it (a shadow of the space, node 0 only).  The departure
+ * carries diff(page now, snapshot) when small (PUSH_PAGE_BYTES, at most
+ * PUSH_BYTES in all), and the snapshot becomes the page.  Nobody writes
+ * at that moment: every node has arrived, and every diff and atomic of the
+ * epoch reached node 0 before the arrival of its sender.
+ *
+ * Every other node: a stamp per page, 2 * (barriers completed) when the
+ * copy was installed by a get or written here, 2 * E + 1 when the push of
+ * departure E was applied.  At departure E a copy whose stamp is below
+ * 2 * E was installed before departure E - 1 and neither fetched again
+ * nor written since; since every change of the page after the copy was
+ * taken is named by a record and a named page is dropped unless pushed,
+ * it equals node 0's snapshot, so the diff makes it node 0's page of
+ * departure E.  (An atomic writes its value into the caller's copy: that
+ * stamps it too.)  A whole page, sent at a page's second naming and every
+ * PUSH_FULL_EVERY pushes, may replace any clean copy.  The invariants
+ * build carries hashes of node 0's page and of the snapshot with each
+ * entry and checks the copy before and after (rule U1).
+ *
+ * Layer: coherence.  coh_push_installed: the fault handler and the
+ * protocol's gets (plain stores under the pages' locks).  Everything
+ * else: the thread doing the barrier's global part, protocol mutex held.
+ */
+#include <string.h>
+
+#include "base_config.h"
+#include "base_log.h"
+#include "coh_check.h"
+#include "coh_diff.h"
+#include "coh_protocol.h"
+#include "coh_state.h"
+#include "coh_stats.h"
+#include "coh_wire.h"
+#include "sys_dump.h"
+
+#define PUSH_PAGE_BYTES 512u          /* an encoded diff this small goes */
+#define PUSH_BYTES ((size_t)16 << 10) /* per departure, diffs and headers */
+#define PUSH_SKIP 16u                 /* namings a large change skips */
+#define PUSH_FULL_EVERY 32u           /* every so many pushes, the page */
+#define FULL_BYTES (4u + DSM_PAGE_SIZE)
+
+static uint32_t *stamp;                /* every node but 0 */
+static _Atomic uint32_t clock2;        /* 2 * barriers completed (+2 while
+                                          a departure is applied) */
+static uint32_t kept_mark;             /* 2E + 1 during departure E, or 0 */
+
+/* node 0 */
+static char *snap;                     /* snapshot shadow */
+static uint8_t *snap_ok, *snap_skip, *snap_count;
+static uint32_t *snap_seen;            /* epoch + 1 of the last look */
+static unsigned char *enc;             /* one page's encoding */
+#define PUSH_MAX_PAGES (PUSH_BYTES / sizeof(coh_diff_page_t))
+static uint64_t hashes[2 * PUSH_MAX_PAGES];
+static uint64_t base_hash;                 /* of the snapshot a diff is from */
+static int enabled;
+
+dsm_status_t coh_push_setup(void)
+{
+    enabled = dsm_config()->push_updates && coh.size > 1;
+    if (coh.rank != 0) {
+        stamp = coh_table_alloc(coh.npages * sizeof *stamp);
+        return stamp ? DSM_OK : DSM_ERR_NOMEM;
+    }
+    if (!enabled)
+        return DSM_OK;
+    snap = coh_table_alloc(coh.npages << DSM_PAGE_SHIFT);
+    snap_ok = coh_table_alloc(coh.npages);
+    snap_skip = coh_table_alloc(coh.npages);
+    snap_count = coh_table_alloc(coh.npages);
+    snap_seen = coh_table_alloc(coh.npages * sizeof *snap_seen);
+    enc = coh_table_alloc(DSM_DIFF_MAX_ENCODED(DSM_PAGE_SIZE));
+    if (!snap || !snap_ok || !snap_skip || !snap_count || !snap_seen || !enc)
+        return DSM_ERR_NOMEM;
+    dsm_sys_dump_exclude(snap, coh.npages << DSM_PAGE_SHIFT);
+    return DSM_OK;
+}
+
+void coh_push_installed(size_t first, size_t n)
+{
+    if (!stamp)
+        return;
+    uint32_t now = atomic_load_explicit(&clock2, memory_order_relaxed);
+    for (size_t i = first; i < first + n; i++)
+        stamp[i] = now;
+}
+
+void coh_push_home_moved(size_t index)
+{
+    if (snap_ok)
+        snap_ok[index] = 0;
+}
+
+int coh_push_kept(size_t index)
+{
+    return kept_mark && stamp && stamp[index] == kept_mark;
+}
+
+/* FNV-1a over a page: the invariants build's check of an applied push. */
+static uint64_t page_hash(const void *page)
+{
+    const unsigned char *p = page;
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < DSM_PAGE_SIZE; i++)
+        h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
+/* Append one entry (a diff of n bytes in enc, or the whole page when
+ * full) to out; 0 when it does not fit. */
+static size_t put_entry(size_t p, const char *page, size_t n, int full,
+                        char *out, size_t len, size_t cap, uint32_t *npages)
+{
+    size_t body = full ? FULL_BYTES : n;
+    size_t need = sizeof(coh_diff_page_t) + body;
+    if (*npages == PUSH_MAX_PAGES ||
+        need + 2 * (*npages + 1) * sizeof *hashes > cap - len)
+        return 0;
+    coh_diff_page_t hdr = {(uint32_t)p, (uint32_t)body};
+    char *o = out + len;
+    memcpy(o, &hdr, sizeof hdr);
+    if (full) {
+        /* one run of every word, no masks (coh_diff.h) */
+        uint16_t run[2] = {0, (uint16_t)(DSM_PAGE_SIZE / DSM_DIFF_WORD) |
+                                  DSM_DIFF_FULL_RUN};
+        memcpy(o + sizeof hdr, run, sizeof run);
+        memcpy(o + sizeof hdr + sizeof run, page, DSM_PAGE_SIZE);
+    } else if (n) {
+        memcpy(o + sizeof hdr, enc, n);
+    }
+    hashes[2 * *npages] = DSM_INVARIANTS_ON ? page_hash(page) : 0;
+    hashes[2 * *npages + 1] = full ? 0 : base_hash;
+    (*npages)++;
+    return need;
+}
+
+/* One page named at gather `epoch`: push its change (or, when readers
+ * may have lost the chain of snapshots, the whole page) when small. */
+static size_t push_page(size_t p, uint64_t epoch, char *out, size_t len,
+                        size_t cap, uint32_t *npages)
+{
+    coh_page_t *pg = &coh.pages[p];
+    uint8_t flags = atomic_load(&pg->flags);
+    if (snap_seen[p] == (uint32_t)epoch + 1 ||
+        (flags & (PF_HOME | PF_SHARED)) != (PF_HOME | PF_SHARED))
+        return len;
+    snap_seen[p] = (uint32_t)epoch + 1;
+    char *page = coh_page_rt(p), *base = snap + (p << DSM_PAGE_SHIFT);
+    if (snap_skip[p]) {
+        snap_skip[p]--;
+        return len;
+    }
+    if (!snap_ok[p]) {
+        /* the first snapshot; readers' copies are of unknown age, so the
+         * next push, if the change is small, is the whole page */
+        memcpy(base, page, DSM_PAGE_SIZE);
+        snap_ok[p] = 1;
+        snap_count[p] = PUSH_FULL_EVERY - 1;
+        return len;
+    }
+    size_t n = dsm_diff_encode(page, base, DSM_PAGE_SIZE, enc);
+    if (n > PUSH_PAGE_BYTES) {
+        /* a large change: readers fetch it; stop snapshotting for a while */
+        snap_ok[p] = 0;
+        snap_skip[p] = PUSH_SKIP;
+        return len;
+    }
+    base_hash = DSM_INVARIANTS_ON ? page_hash(base) : 0;
+    if (n && dsm_diff_apply(base, DSM_PAGE_SIZE, enc, n, NULL) != DSM_OK)
+        dsm_fatal("pushed updates: a diff of page %zu does not apply", p);
+    /* now and then the whole page, for readers that fetched it again (a
+     * lock, their own write) and so no longer hold the last snapshot */
+    int full = ++snap_count[p] % PUSH_FULL_EVERY == 0;
+    size_t put = put_entry(p, page, n, full, out, len, cap, npages);
+    if (!put && full)
+        put = put_entry(p, page, n, 0, out, len, cap, npages);
+    if (!put)   /* no room: readers drop the page; start again later */
+        snap_ok[p] = 0;
+    return len + put;
+}
+
+size_t coh_push_build(const char *records, size_t records_len,
+                      uint32_t nrecords, uint64_t epoch, char *out,
+                      size_t cap)
+{
+    (void)records_len;
+    if (!enabled || coh.rank != 0)
+        return 0;
+    if (cap > PUSH_BYTES)
+        cap = PUSH_BYTES;
+    if (cap < sizeof(coh_msg_diff_t))
+        return 0;
+    size_t len = sizeof(coh_msg_diff_t), pos = 0;
+    uint32_t npages = 0;
+    for (uint32_t k = 0; k < nrecords; k++) {
+        coh_record_hdr_t rec;
+        const unsigned char *ranges;
+        coh_wire_record_next((const unsigned char *)records, &pos, &rec,
+                             &ranges);
+        for (uint32_t r = 0; r < rec.nranges; r++) {
+            coh_range_t rg;
+            memcpy(&rg, ranges + r * sizeof rg, sizeof rg);
+            for (size_t p = rg.first; p < (size_t)rg.first + rg.count; p++)
+                len = push_page(p, epoch, out, len, cap, &npages);
+        }
+    }
+    if (!npages)
+        return 0;
+    uint32_t nhash = DSM_INVARIANTS_ON ? 2 * npages : 0;
+    coh_msg_diff_t hdr = {npages, nhash};
+    memcpy(out, &hdr, sizeof hdr);
+    memcpy(out + len, hashes, nhash * sizeof *hashes);
+    len += nhash * sizeof *hashes;
+    COH_STAT_ADD(pushes_sent, npages);
+    return len;
+}
+
+/* A valid copy of ours, clean (written copies were diffed to node 0 at
+ * our release, so node 0's page holds our writes), of a page node 0
+ * homes; for a diff, also node 0's snapshot: unchanged since departure
+ * E - 1 (stamp).  A whole page is what a fetch at the gather would give. */
+static int takes_push(size_t p, uint64_t epoch, int full)
+{
+    const coh_page_t *pg = &coh.pages[p];
+    return pg->home == 0 && atomic_load(&pg->state) == PS_READONLY &&
+           !(atomic_load(&pg->flags) &
+             (PF_HOME | PF_DIRECT | PF_EAGER | PF_TWIN | PF_REFRESH)) &&
+           (full || stamp[p] < 2 * (uint32_t)epoch);
+}
+
+static int is_full(const unsigned char *diff, size_t len)
+{
+    uint16_t run[2];
+    if (len != FULL_BYTES)
+        return 0;
+    memcpy(run, diff, sizeof run);
+    return run[0] == 0 &&
+           run[1] == ((DSM_PAGE_SIZE / DSM_DIFF_WORD) | DSM_DIFF_FULL_RUN);
+}
+
+void coh_push_begin(uint64_t epoch)
+{
+    /* gets from now on may see writes after the departure */
+    atomic_store_explicit(&clock2, 2 * (uint32_t)epoch + 2,
+                          memory_order_relaxed);
+    kept_mark = 2 * (uint32_t)epoch + 1;
+}
+
+void coh_push_end(void) { kept_mark = 0; }
+
+void coh_push_apply(const unsigned char *push, size_t len, uint64_t epoch)
+{
+    if (!len || coh.rank == 0 || !stamp)
+        return;
+    coh_msg_diff_t hdr;
+    memcpy(&hdr, push, sizeof hdr);
+    size_t pos = sizeof hdr;
+    const unsigned char *hash = push + len - (size_t)hdr.pad * 8;
+    if (hdr.pad && hdr.pad != 2 * hdr.npages)
+        dsm_fatal("pushed updates: %u hashes for %u pages", hdr.pad,
+                  hdr.npages);
+    size_t applied = 0;
+    for (uint32_t k = 0; k < hdr.npages; k++) {
+        uint32_t p;
+        const unsigned char *diff;
+        size_t diff_len;
+        coh_wire_diff_next(push, &pos, &p, &diff, &diff_len);
+        coh_page_lock(p);
+        int full = is_full(diff, diff_len);
+        if (takes_push(p, epoch, full)) {
+            uint64_t want[2] = {0, 0};
+            if (hdr.pad)
+                memcpy(want, hash + (size_t)k * 16, sizeof want);
+            if (hdr.pad && !full && page_hash(coh_page_rt(p)) != want[1])
+                dsm_fatal("invariant violated: U1: a copy that takes a "
+                          "pushed diff equals node 0's snapshot (page %u "
+                          "at barrier %llu: stamp %u, state %u, flags "
+                          "0x%x)", p, (unsigned long long)epoch, stamp[p],
+                          atomic_load(&coh.pages[p].state),
+                          atomic_load(&coh.pages[p].flags));
+            if (dsm_diff_apply(coh_page_rt(p), DSM_PAGE_SIZE, diff, diff_len,
+                               NULL) != DSM_OK)
+                dsm_fatal("pushed update of page %u malformed", p);
+            stamp[p] = kept_mark;
+            applied++;
+            if (hdr.pad && page_hash(coh_page_rt(p)) != want[0])
+                dsm_fatal("invariant violated: U1: a page updated by a "
+                          "push equals node 0's copy (page %u at barrier "
+                          "%llu)", p, (unsigned long long)epoch);
+        }
+        coh_check_page(p, "a pushed update");
+        coh_page_unlock(p);
+    }
+    COH_STAT_ADD(pushes_applied, applied);
+}
+
+void coh_push_epoch_done(uint64_t epoch)
+{
+    atomic_store_explicit(&clock2, 2 * (uint32_t)epoch, memory_order_relaxed);
+}
