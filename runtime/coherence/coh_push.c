@@ -49,8 +49,9 @@
 #define FULL_BYTES (4u + DSM_PAGE_SIZE)
 
 static uint32_t *stamp;                /* every node but 0 */
-static _Atomic uint32_t clock2;        /* 2 * barriers completed (+2 while
-                                          a departure is applied) */
+static _Atomic uint32_t clock2;        /* 2 * barriers completed, the one
+                                          whose departure is being applied
+                                          included */
 static uint32_t kept_mark;             /* 2E + 1 during departure E, or 0 */
 
 /* node 0 */
@@ -300,9 +301,4 @@ void coh_push_apply(const unsigned char *push, size_t len, uint64_t epoch)
         coh_page_unlock(p);
     }
     COH_STAT_ADD(pushes_applied, applied);
-}
-
-void coh_push_epoch_done(uint64_t epoch)
-{
-    atomic_store_explicit(&clock2, 2 * (uint32_t)epoch, memory_order_relaxed);
 }

@@ -68,8 +68,9 @@ dsm_status_t coh_wire_handoff(const void *msg, size_t len,
                               coh_wire_handoff_t *out);
 
 /* Barrier departure (node 0 -> all): header, vector time (nodes entries),
- * records, home moves, pushed updates (diffs well formed, hashes whole).  With overflow set only the header and the vector
- * time count (what follows is ignored). */
+ * records, home moves, pushed updates (diffs well formed, hashes whole).
+ * With overflow set only the header and the vector time count (what
+ * follows is ignored). */
 typedef struct coh_wire_depart {
     coh_msg_depart_t hdr;
     const unsigned char *vc;            /* nodes u32 entries */
