@@ -15,10 +15,6 @@
  * would not do: pages are diffed in 8-byte words, and a misaligned field
  * shares its words with neighbours that other nodes update under other
  * locks - each diff would put back its stale view of the neighbour.
- *
- * Named locks are hashed onto a fixed set: an atomic of this kind inside a
- * critical section whose lock shares the slot would wait for itself.  The
- * objects concerned are rare and the chance small, but not zero.
  */
 #include "base_log.h"
 #include "forkjoin.h"

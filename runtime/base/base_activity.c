@@ -40,6 +40,9 @@ static size_t append_about(char *buf, size_t len, size_t used,
     case DSM_ACTIVITY_ABOUT_EPOCH:
         return append(buf, len, used, " (barrier epoch %llu)", arg);
     case DSM_ACTIVITY_ABOUT_LOCK:
+        if (arg >> 63)   /* a named lock's handle: its key (coh_lock.c) */
+            return append(buf, len, used, " (named lock 0x%llx)",
+                          arg & ~(1ull << 63));
         return append(buf, len, used, " (lock %u of node %u)",
                       (unsigned)(arg & 0xffffffffu),
                       (unsigned)(arg >> 32) - 1u);
@@ -104,7 +107,12 @@ size_t dsm_activity_describe(const dsm_activity_entry_t *e, char *buf,
     default:
         return 0;
     }
-    if (e->locks_held > 0)
+    if (e->locks_held > 0 && (e->last_lock >> 63))
+        used = append(buf, len, used, " while holding %u lock%s (last: "
+                      "named lock 0x%llx)", (unsigned)e->locks_held,
+                      e->locks_held == 1 ? "" : "s",
+                      (unsigned long long)(e->last_lock & ~(1ull << 63)));
+    else if (e->locks_held > 0)
         used = append(buf, len, used, " while holding %u lock%s (last: lock "
                       "%u of node %u)", (unsigned)e->locks_held,
                       e->locks_held == 1 ? "" : "s",

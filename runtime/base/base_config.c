@@ -197,6 +197,12 @@ dsm_status_t dsm_config_load(void)
     config.direct_read = (int)v;
     if (env_int("DSM_PREFETCH", 0, 1, 1, &v)) return DSM_ERR_INVALID;
     config.prefetch = (int)v;
+    if (env_int("DSM_NAMED_LOCK_HASH_BITS", 0, 64, 64, &v))
+        return DSM_ERR_INVALID;
+    config.named_lock_hash_bits = (int)v;
+    if (env_int("DSM_NAMED_LOCKS", 1, 1L << 22, DSM_DEFAULT_NAMED_LOCKS, &v))
+        return DSM_ERR_INVALID;
+    config.named_locks = (unsigned)v;
     if (env_int("DSM_PUSH_UPDATES", 0, 1, 1, &v)) return DSM_ERR_INVALID;
     config.push_updates = (int)v;
 

@@ -58,6 +58,8 @@ typedef struct dsm_config {
     int lane_membarrier;           /* DSM_LANE_MEMBARRIER: 1 */
     int direct_read;               /* DSM_DIRECT_READ: 1 */
     int prefetch;                  /* DSM_PREFETCH: 1 */
+    int named_lock_hash_bits;      /* DSM_NAMED_LOCK_HASH_BITS: 64 (testing) */
+    unsigned named_locks;          /* DSM_NAMED_LOCKS: per manager */
     int push_updates;              /* DSM_PUSH_UPDATES: 1 */
 } dsm_config_t;
 
@@ -66,6 +68,7 @@ typedef struct dsm_config {
 #define DSM_DEFAULT_STACK_SIZE  ((size_t)64 << 20)
 #define DSM_DEFAULT_TIMEOUT_S   120u
 #define DSM_DEFAULT_MIGRATE_AFTER 1
+#define DSM_DEFAULT_NAMED_LOCKS 16384u
 
 /* What dsmrun reads for multi-host jobs (doc/usage.md).  Empty strings
  * mean "not set". */

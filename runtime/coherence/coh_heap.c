@@ -21,6 +21,8 @@
 #include "transport.h"
 
 static dsm_arena_t *arena;
+/* a request's message: the transport is handed private memory */
+static __thread coh_msg_heap_t heap_msg_out;
 
 /* This node's arena serves: after dsm_coh_init, or after
  * dsm_coh_heap_early (then only its own blocks exist). */
@@ -167,9 +169,12 @@ static size_t block_size(void *ptr, int owner)
                   "node joined the job", ptr, owner);
     int s = coh_slot_self();
     coh.slots[s].done = 0;
-    coh_msg_heap_t m = {(uint64_t)(uintptr_t)ptr, 0, (uint32_t)s, 0};
-    dsm_status_t st = dsm_tp_am_send(owner, COH_AM_HEAP_SIZE_REQ, &m,
-                                     sizeof m);
+    /* the caller's stack may be sharable: the transport gets a private
+     * copy (design.md, "Locks and their order") */
+    coh_msg_heap_t *m = &heap_msg_out;
+    *m = (coh_msg_heap_t){(uint64_t)(uintptr_t)ptr, 0, (uint32_t)s, 0};
+    dsm_status_t st = dsm_tp_am_send(owner, COH_AM_HEAP_SIZE_REQ, m,
+                                     sizeof *m);
     if (st != DSM_OK)
         dsm_fatal("heap request to node %d: %s", owner, dsm_status_string(st));
     dsm_tp_wait_flag_on(&coh.slots[s].done, "a sharable block's size", owner,
@@ -193,8 +198,9 @@ void dsm_free(void *ptr)
     if (!coh.initialized)
         dsm_fatal("dsm_free(%p): a block of node %d's arena before this "
                   "node joined the job", ptr, owner);
-    coh_msg_heap_t m = {(uint64_t)(uintptr_t)ptr, 0, 0, 0};
-    dsm_status_t st = dsm_tp_am_send(owner, COH_AM_HEAP_FREE, &m, sizeof m);
+    coh_msg_heap_t *m = &heap_msg_out;
+    *m = (coh_msg_heap_t){(uint64_t)(uintptr_t)ptr, 0, 0, 0};
+    dsm_status_t st = dsm_tp_am_send(owner, COH_AM_HEAP_FREE, m, sizeof *m);
     if (st != DSM_OK)
         dsm_fatal("heap message to node %d: %s", owner, dsm_status_string(st));
 }

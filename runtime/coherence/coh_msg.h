@@ -108,13 +108,15 @@ typedef struct coh_migration {
 } coh_migration_t;
 
 typedef struct coh_msg_lock {
-    uint32_t lock;           /* index at the manager */
+    uint32_t lock;           /* index at the manager; 0 for a named lock */
     uint32_t slot;           /* requester's reply slot */
-    uint32_t flags;          /* COH_LOCK_TRY / COH_LOCK_GRANTED */
+    uint32_t flags;          /* COH_LOCK_TRY / _GRANTED / _NAMED */
     uint32_t nvc;            /* entries of vector time that follow */
+    uint64_t key;            /* a named lock's full key (COH_LOCK_NAMED) */
 } coh_msg_lock_t;
 #define COH_LOCK_TRY     1u
 #define COH_LOCK_GRANTED 2u
+#define COH_LOCK_NAMED   4u
 
 /* Diffs for one home: header, then per page a coh_diff_page_t followed by
  * `len` bytes of encoded diff (coh_diff.h). */

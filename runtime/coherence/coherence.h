@@ -81,8 +81,9 @@ dsm_status_t dsm_coh_sync(unsigned what);
  * ends the current epoch; 0 (the default after each use) learns nothing. */
 void dsm_coh_epoch_next(uintptr_t label);
 
-/* A lock handle for a key; the same key gives the same lock on every node.
- * Distinct keys may share a lock (correct, only less concurrent). */
+/* A lock handle for a key (an address: below 2^63); the same key gives
+ * the same lock on every node, distinct keys distinct locks (the manager
+ * keeps the full key: coh_lock.c). */
 dsm_lock_t dsm_coh_lock_named(uint64_t key);
 
 /* Cluster-wide atomic operations on sharable memory (what `#pragma omp

@@ -6,11 +6,10 @@
  * and threadprivate caches name theirs the same way.  Acquiring also
  * acquires what the previous holder wrote.
  *
- * Distinct names may share a cluster lock (the coherence layer hashes
- * them), so a thread that nests two such sections would wait for itself:
- * each thread counts the named locks it holds, and only its outermost
- * acquire and release of a lock reach the DSM.  Mutual exclusion holds
- * for both sections, as the holder excludes everyone else from the lock.
+ * Distinct names are distinct cluster locks (the manager keeps the full
+ * key, coh_lock.c).  A thread that takes a name it already holds (a
+ * std::recursive_mutex, shim_cxx_sync.c) counts it: only its outermost
+ * acquire and release reach the DSM.
  *
  * Layer: forkjoin.  Entry points: fj_named_lock, fj_named_trylock,
  * fj_named_unlock, fj_critical_enter, fj_critical_exit.  Any application

@@ -78,6 +78,7 @@
 #include "fj_wait.h"
 #include "fj_wire.h"
 #include "sys_activity.h"
+#include "sys_stack.h"
 #include "transport.h"
 
 /* Iterations of a loop nest dsmomp keeps bits for, at most. */
@@ -750,7 +751,7 @@ static void sleep_on(dx_loop_t *d, uint32_t seen)
 /* Poll rounds between clock reads (a read costs about a round). */
 #define CLOCK_EVERY 64u
 
-static void wait_slow(fj_thread_t *self, dx_loop_t *d, uint64_t index)
+static void wait_slow_here(fj_thread_t *self, dx_loop_t *d, uint64_t index)
 {
     if (d->spans)
         ask(self, d, index);
@@ -799,6 +800,27 @@ static void wait_slow(fj_thread_t *self, dx_loop_t *d, uint64_t index)
     if (d->spans)
         dsm_tp_wait_done();
     dsm_activity_end(&saved);
+}
+
+typedef struct wait_call {
+    fj_thread_t *self;
+    dx_loop_t *d;
+    uint64_t index;
+} wait_call_t;
+
+static void wait_slow_body(void *p)
+{
+    wait_call_t *c = p;
+    wait_slow_here(c->self, c->d, c->index);
+}
+
+/* The wait progresses the transport round after round: on the runtime
+ * stack once, rather than a switch in every progress call made on the
+ * (sharable) team stack (design.md, "Locks and their order"). */
+static void wait_slow(fj_thread_t *self, dx_loop_t *d, uint64_t index)
+{
+    wait_call_t c = {self, d, index};
+    dsm_sys_on_rtstack(wait_slow_body, &c);
 }
 
 void fj_doacross_wait(const int64_t *vec)

@@ -2,7 +2,12 @@
  * fj_exit.c - the end of a job.  When main returns or node 0's serial code
  * calls exit(), an on_exit handler (it receives the status, which atexit
  * handlers do not) sends EXIT with the status to every node; then every
- * node calls dsm_finalize (a collective) and exits with that status.
+ * node calls dsm_finalize (a collective).  The other nodes then exit 0 and
+ * node 0 goes on with the status: the job's status is node 0's.  Were
+ * another node to exit non-zero first, the launcher would end the job as
+ * failed while node 0 still runs its exit path - the program's
+ * destructors, a Fortran runtime writing its buffered units - and that
+ * output would be lost.
  *
  * exit() inside a parallel region cannot finish the job cleanly - the
  * other members are still running - so the process just ends, with a
@@ -33,11 +38,11 @@ static void finish(int status, void *unused)
                 "the job ends without a clean shut-down", status);
         return;
     }
-    /* the other nodes exit with the status as soon as the shut-down is
-     * done, and the launcher then ends this process too: our output goes
-     * out first */
+    /* the program's output so far goes out before the other nodes' */
     fflush(NULL);
-    fj_exit_msg_t msg = {status, 0};
+    /* private, not on the (sharable) main stack: handed to the transport */
+    static fj_exit_msg_t msg;
+    msg = (fj_exit_msg_t){status, 0};
     for (int node = 1; node < fj.size; node++) {
         dsm_status_t st = dsm_tp_am_send(node, FJ_AM_EXIT, &msg, sizeof msg);
         if (st != DSM_OK)
@@ -58,11 +63,13 @@ void fj_exit_register(void)
         dsm_fatal("cannot register the exit handler");
 }
 
-void fj_exit_node(int status)
+void fj_exit_node(void)
 {
     __atomic_store_n(&exiting, 1, __ATOMIC_RELEASE);
     dsm_status_t st = fj_finalize();
-    if (st != DSM_OK)
+    if (st != DSM_OK) {
         dsm_log(DSM_LOG_ERROR, "shut-down: %s", dsm_status_string(st));
-    exit(status);
+        exit(DSM_EXIT_FATAL);
+    }
+    exit(0);
 }

@@ -371,9 +371,10 @@ void fj_team_barrier(fj_thread_t *self);
 void fj_global_barrier(void);
 void fj_global_join(void);
 
-/* fj_exit.c: the exit protocol. */
+/* fj_exit.c: the exit protocol.  fj_exit_node: EXIT came (node 0 keeps
+ * the status; this node exits 0 after the shut-down). */
 void fj_exit_register(void);
-__attribute__((noreturn)) void fj_exit_node(int status);
+__attribute__((noreturn)) void fj_exit_node(void);
 
 /* fj_icv.c: environment (OMP_*) and defaults. */
 dsm_status_t fj_icv_load(int total_threads);

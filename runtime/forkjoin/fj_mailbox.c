@@ -39,6 +39,7 @@
 #include "fj_wait.h"
 #include "fj_wire.h"
 #include "sys_activity.h"
+#include "sys_stack.h"
 #include "transport.h"
 
 #define CLOCK_EVERY 64u
@@ -118,12 +119,12 @@ static int arrived(uint32_t seen)
     return atomic_load_explicit(&posted, memory_order_acquire) != seen;
 }
 
-/* One message: FORK (imported), EXIT or SETTLE (done here). */
-static int take_one(const fj_fork_msg_t **fork, int *status)
+/* The polling of take_one, on the runtime stack: one switch rather than
+ * one in every progress call made on the (sharable) worker stack
+ * (design.md, "Locks and their order"). */
+static void poll_mail(void *arg)
 {
-    uint32_t seen = atomic_load(&taken);
-    dsm_activity_saved_t saved;   /* what dsmrun says if the node dies */
-    dsm_activity_wait_begin(&saved, "the next parallel region", 0);
+    uint32_t seen = *(const uint32_t *)arg;
     /* the clock is read every CLOCK_EVERY rounds: a read costs as much as
      * a round of polling */
     uint64_t start = dsm_now_ns(), until = start + fj.mail_poll_ns;
@@ -139,14 +140,23 @@ static int take_one(const fj_fork_msg_t **fork, int *status)
         }
     }
     dsm_tp_wait_done();
+    if (!dsm_config()->progress_thread)
+        while (!arrived(seen))
+            if (!dsm_tp_progress())
+                sched_yield();
+}
+
+/* One message: FORK (imported), EXIT or SETTLE (done here). */
+static int take_one(const fj_fork_msg_t **fork, int *status)
+{
+    uint32_t seen = atomic_load(&taken);
+    dsm_activity_saved_t saved;   /* what dsmrun says if the node dies */
+    dsm_activity_wait_begin(&saved, "the next parallel region", 0);
+    dsm_sys_on_rtstack(poll_mail, &seen);
     if (dsm_config()->progress_thread) {
         if (!arrived(seen))
             dsm_tp_idle();
         fj_wait_change(&posted, seen);
-    } else {
-        while (!arrived(seen))
-            if (!dsm_tp_progress())
-                sched_yield();
     }
     int kind = pending_kind;
     if (kind == MAIL_EXIT) {

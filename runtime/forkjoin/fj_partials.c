@@ -39,6 +39,12 @@
  * fj_partials_wait / fj_partials_release: node 0's combining thread.  The
  * handlers copy and set a flag, or send: no malloc, no stdio, never
  * block.
+ *
+ * kept.lock is taken by the PULL handler, which may run in any wait of
+ * the thread that holds it (its fault handler's included): it is held
+ * over private memory only, never over a sharable stack, so the copies
+ * in and out of kept.msg go through thread-local buffers, which are also
+ * what the transport is handed (design.md, "Locks and their order").
  */
 #include "fj_partials.h"
 
@@ -48,6 +54,7 @@
 #include "base_config.h"
 #include "base_log.h"
 #include "coherence.h"
+#include "sys_region.h"
 #include "fj_internal.h"
 #include "fj_wait.h"
 #include "fj_wire.h"
@@ -80,6 +87,15 @@ static struct {
     int pulled;
     partial_head_t pulled_head;
 } kept;
+
+/* The calling thread's private copies (see the file header): a partial
+ * taken out of kept for the join, for a flush, or pushed out by a newer
+ * one; the head of a partial sent in parts; node 0's PULL request. */
+static __thread _Alignas(16) unsigned char taken_for_join[sizeof kept.msg];
+static __thread _Alignas(16) unsigned char taken_for_flush[sizeof kept.msg];
+static __thread _Alignas(16) unsigned char taken_older[sizeof kept.msg];
+static __thread partial_head_t head_out;
+static __thread partial_head_t pull_out;
 
 static partial_slot_t *slot_of(int src, uint64_t seq)
 {
@@ -134,6 +150,8 @@ static void send_reduce_parts(const partial_head_t *head, const void *bytes,
  * 0 when none is kept.  Under kept_lock. */
 static size_t take_kept_locked(void *msg)
 {
+    DSM_INVARIANT(!dsm_sys_sharable(msg, sizeof kept.msg),
+                  "kept.lock held over sharable memory");
     if (!kept.pending)
         return 0;
     memcpy(msg, kept.msg, kept.len);
@@ -178,18 +196,16 @@ void fj_partials_flush(void)
 {
     if (!__atomic_load_n(&kept.pending, __ATOMIC_RELAXED))
         return;
-    _Alignas(16) unsigned char msg[sizeof kept.msg];
-    size_t n = take_kept(msg);
+    size_t n = take_kept(taken_for_flush);
     if (n)
-        send_reduce(msg, n);
+        send_reduce(taken_for_flush, n);
 }
 
-size_t fj_partials_take(void *out, size_t cap)
+const void *fj_partials_take(size_t *len)
 {
-    if (!__atomic_load_n(&kept.pending, __ATOMIC_RELAXED) ||
-        cap < sizeof kept.msg)
-        return 0;
-    return take_kept(out);
+    *len = __atomic_load_n(&kept.pending, __ATOMIC_RELAXED)
+               ? take_kept(taken_for_join) : 0;
+    return taken_for_join;
 }
 
 static void on_join_extra(int src, const void *bytes, size_t len)
@@ -220,33 +236,36 @@ void fj_partials_register(void)
 void fj_partials_send(uint64_t region, uint64_t seq, const void *bytes,
                       size_t len)
 {
-    partial_head_t head = {region, seq};
+    DSM_INVARIANT(!dsm_sys_sharable(bytes, len),
+                  "a partial result in sharable memory");
+    partial_head_t *head = &head_out;
+    head->region = region;
+    head->seq = seq;
     /* without a progress thread nobody would answer a PULL while this
      * node computes */
     if (dsm_tp_peer_on_lane(0) || !dsm_config()->progress_thread) {
-        send_reduce_parts(&head, bytes, len);
+        send_reduce_parts(head, bytes, len);
         return;
     }
     /* keep it for the join; one kept before goes now, and so does this
      * one if node 0 already asked for it */
-    _Alignas(16) unsigned char older[sizeof kept.msg];
     dsm_mutex_lock(&kept.lock);
-    size_t n = take_kept_locked(older);
+    size_t n = take_kept_locked(taken_older);
     int asked = kept.pulled &&
-                memcmp(&kept.pulled_head, &head, sizeof head) == 0;
+                memcmp(&kept.pulled_head, head, sizeof *head) == 0;
     if (asked)
         kept.pulled = 0;
     else {
-        memcpy(kept.msg, &head, sizeof head);
-        memcpy(kept.msg + sizeof head, bytes, len);
-        kept.len = sizeof head + len;
+        memcpy(kept.msg, head, sizeof *head);
+        memcpy(kept.msg + sizeof *head, bytes, len);
+        kept.len = sizeof *head + len;
         kept.pending = 1;
     }
     dsm_mutex_unlock(&kept.lock);
     if (n)
-        send_reduce(older, n);
+        send_reduce(taken_older, n);
     if (asked)
-        send_reduce_parts(&head, bytes, len);
+        send_reduce_parts(head, bytes, len);
 }
 
 const void *fj_partials_wait(int src, uint64_t region, uint64_t seq,
@@ -256,9 +275,11 @@ const void *fj_partials_wait(int src, uint64_t region, uint64_t seq,
     if (!dsm_tp_wait_flag_for(&s->full, "a reduction's partial result",
                               PULL_AFTER_NS)) {
         /* src may keep it for its join while it computes on */
-        partial_head_t want = {region, seq};
-        dsm_status_t st = dsm_tp_am_send(src, FJ_AM_PULL, &want,
-                                         sizeof want);
+        partial_head_t *want = &pull_out;
+        want->region = region;
+        want->seq = seq;
+        dsm_status_t st = dsm_tp_am_send(src, FJ_AM_PULL, want,
+                                         sizeof *want);
         if (st != DSM_OK)
             dsm_fatal("asking node %d for a partial result: %s", src,
                       dsm_status_string(st));

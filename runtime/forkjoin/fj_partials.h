@@ -17,7 +17,9 @@
 #define FJ_RED_MAX_BYTES 512
 
 void fj_partials_register(void);
-/* A node other than 0: its partial result of reduction seq of region. */
+/* A node other than 0: its partial result of reduction seq of region;
+ * bytes must be private memory (it is copied under a lock the PULL
+ * handler takes, and handed to the transport). */
 void fj_partials_send(uint64_t region, uint64_t seq, const void *bytes,
                       size_t len);
 /* Node 0: wait for src's partial result (polling the transport, bounded by
@@ -27,10 +29,10 @@ const void *fj_partials_wait(int src, uint64_t region, uint64_t seq,
 void fj_partials_release(int src, uint64_t seq);
 /* A node other than 0: send a partial result kept back for the join now
  * (before anything that may wait for node 0); take it for the join's
- * arrival instead (into out, cap >= FJ_PARTIAL_MSG_MAX; returns its
- * length, 0 when none is kept). */
+ * arrival instead: *len bytes (0 when none is kept) in a buffer of the
+ * calling thread, valid until its next call. */
 #define FJ_PARTIAL_MSG_MAX (16 + FJ_RED_MAX_BYTES)
 void fj_partials_flush(void);
-size_t fj_partials_take(void *out, size_t cap);
+const void *fj_partials_take(size_t *len);
 
 #endif

@@ -107,6 +107,8 @@ static size_t pack_layout(int nvars, const uint64_t *sizes, size_t *off)
     return len;
 }
 
+static __thread _Alignas(16) unsigned char red_packed[FJ_RED_MAX_BYTES];
+
 /* The holder's side of the partials path; returns what it gets. */
 static int reduce_by_partials(fj_team_t *team, uint64_t seq, void *data,
                               combine_fn combine, int nvars,
@@ -116,7 +118,9 @@ static int reduce_by_partials(fj_team_t *team, uint64_t seq, void *data,
     void **mine = data;
     uint64_t tag = (team->region & 0xffffffffu) << 32;
     if (fj.rank != 0) {
-        _Alignas(16) unsigned char packed[FJ_RED_MAX_BYTES];
+        /* private: fj_partials_send copies it under a lock handlers
+         * take, and may hand it to the transport */
+        unsigned char *packed = red_packed;
         for (int i = 0; i < nvars; i++)
             __builtin_memcpy(packed + off[i], mine[i], sizes[i]);
         if (seq - fj_self()->reductions_safe > FJ_RED_SLOTS)

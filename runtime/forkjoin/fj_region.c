@@ -281,8 +281,13 @@ void fj_fork(const char *where, fj_microtask_t microtask, int argc,
                       "%s: %s", where, dsm_status_string(st));
     }
     msg.handoff_bytes = (uint32_t)handoff_len;
+    /* the transport is handed private memory, not the master's (maybe
+     * sharable) stack: design.md, "Locks and their order" */
+    static __thread fj_fork_msg_t fork_out;
+    if (fj.size > 1)
+        memcpy(&fork_out, &msg, len);
     for (int node = 1; node < fj.size; node++) {
-        dsm_status_t st = dsm_tp_am_sendv(node, FJ_AM_FORK, &msg, len,
+        dsm_status_t st = dsm_tp_am_sendv(node, FJ_AM_FORK, &fork_out, len,
                                           handoff, handoff_len);
         if (st != DSM_OK)
             dsm_fatal("starting the parallel region at %s on node %d: %s",
@@ -321,7 +326,7 @@ void fj_worker_loop(void *unused)
     int status;
     for (;;) {
         if (fj_mailbox_wait(&msg, &status))
-            fj_exit_node(status);
+            fj_exit_node();   /* the job's status is node 0's */
         fj_team_setup(msg);
         fj_leader_region(self);
     }

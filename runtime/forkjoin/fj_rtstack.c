@@ -56,9 +56,10 @@ static void wake_to_settle(void *unused)
 
 void fj_global_join(void)
 {
-    /* a partial result kept back rides with the arrival */
-    _Alignas(16) unsigned char partial[FJ_PARTIAL_MSG_MAX];
-    size_t n = fj.rank != 0 ? fj_partials_take(partial, sizeof partial) : 0;
+    /* a partial result kept back rides with the arrival (a private
+     * buffer: the transport is handed it) */
+    size_t n = 0;
+    const void *partial = fj.rank != 0 ? fj_partials_take(&n) : NULL;
     dsm_status_t st = dsm_coh_join(wake_to_settle, NULL, partial, n);
     if (st != DSM_OK)
         dsm_fatal("end of a parallel region: %s", dsm_status_string(st));

@@ -23,6 +23,7 @@
 #include "fj_partials.h"
 #include "fj_wait.h"
 #include "sys_activity.h"
+#include "sys_stack.h"
 #include "transport.h"
 
 static __thread uint64_t result;
@@ -122,17 +123,37 @@ static void poll_pause(unsigned polls)
     }
 }
 
+typedef struct word_wait {
+    size_t off;
+    uint64_t value;
+    int at_least;
+} word_wait_t;
+
+static void word_wait_body(void *p)
+{
+    const word_wait_t *w = p;
+    dsm_activity_saved_t saved;   /* for the hang report */
+    dsm_activity_wait_about(&saved, "a control word", 0,
+                            DSM_ACTIVITY_ABOUT_WORD, w->off, w->value);
+    for (unsigned polls = 0;; polls++) {
+        uint64_t now = fj_word_load(w->off);
+        if (w->at_least ? now >= w->value : now == w->value)
+            break;
+        poll_pause(polls);
+    }
+    dsm_activity_end(&saved);
+}
+
+/* The polls progress the transport: on the runtime stack once, rather
+ * than a switch in every progress call made on the (sharable) team stack
+ * (design.md, "Locks and their order"). */
 void fj_word_wait(size_t off, uint64_t value)
 {
     fj_partials_flush();
     if (fj_word_load(off) == value)
         return;
-    dsm_activity_saved_t saved;   /* for the hang report */
-    dsm_activity_wait_about(&saved, "a control word", 0,
-                            DSM_ACTIVITY_ABOUT_WORD, off, value);
-    for (unsigned polls = 0; fj_word_load(off) != value; polls++)
-        poll_pause(polls);
-    dsm_activity_end(&saved);
+    word_wait_t w = {off, value, 0};
+    dsm_sys_on_rtstack(word_wait_body, &w);
 }
 
 void fj_word_wait_at_least(size_t off, uint64_t value)
@@ -140,10 +161,6 @@ void fj_word_wait_at_least(size_t off, uint64_t value)
     fj_partials_flush();
     if (fj_word_load(off) >= value)
         return;
-    dsm_activity_saved_t saved;
-    dsm_activity_wait_about(&saved, "a control word", 0,
-                            DSM_ACTIVITY_ABOUT_WORD, off, value);
-    for (unsigned polls = 0; fj_word_load(off) < value; polls++)
-        poll_pause(polls);
-    dsm_activity_end(&saved);
+    word_wait_t w = {off, value, 1};
+    dsm_sys_on_rtstack(word_wait_body, &w);
 }

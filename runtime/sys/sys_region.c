@@ -15,6 +15,37 @@
 #include "base_log.h"
 #include "sys_dump.h"
 
+/* The application windows, for dsm_sys_sharable: appended at start-up,
+ * read by any thread (the count is published after its entry). */
+#define MAX_SHARABLE 64
+static struct {
+    uintptr_t lo, hi;
+} sharable[MAX_SHARABLE];
+static int nsharable;
+
+static void note_sharable(uintptr_t base, size_t len)
+{
+    int n = __atomic_load_n(&nsharable, __ATOMIC_RELAXED);
+    for (int i = 0; i < n; i++)
+        if (sharable[i].lo == base && sharable[i].hi == base + len)
+            return;   /* mapped again (a test's second start) */
+    if (n == MAX_SHARABLE)
+        dsm_fatal("more than %d sharable windows", MAX_SHARABLE);
+    sharable[n].lo = base;
+    sharable[n].hi = base + len;
+    __atomic_store_n(&nsharable, n + 1, __ATOMIC_RELEASE);
+}
+
+int dsm_sys_sharable(const void *addr, size_t len)
+{
+    uintptr_t lo = (uintptr_t)addr, hi = lo + (len ? len : 1);
+    int n = __atomic_load_n(&nsharable, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < n; i++)
+        if (lo < sharable[i].hi && hi > sharable[i].lo)
+            return 1;
+    return 0;
+}
+
 int dsm_sys_find_overlap(uintptr_t lo, uintptr_t hi, uintptr_t *map_lo,
                          uintptr_t *map_hi, char *name, size_t namelen)
 {
@@ -121,6 +152,7 @@ dsm_status_t dsm_sys_region_map_window(dsm_region_t *region, uintptr_t base,
                                                   : DSM_ERR_IO;
     }
     dsm_sys_dump_window(base, len, region->memfd, offset);
+    note_sharable(base, len);
     return DSM_OK;
 }
 
@@ -171,6 +203,7 @@ dsm_status_t dsm_sys_region_adopt_window(dsm_region_t *region, uintptr_t base,
         return DSM_ERR_IO;
     }
     dsm_sys_dump_window(base, len, region->memfd, offset);
+    note_sharable(base, len);
     return DSM_OK;
 }
 

@@ -57,6 +57,12 @@ int dsm_sys_region_remap(const dsm_region_t *region, uintptr_t addr,
  * have removed what was there.)  Any thread, the fault handler included. */
 int dsm_sys_mapped(uintptr_t addr, size_t len);
 
+/* Does [addr, addr+len) (len 0: the byte at addr) overlap an application
+ * window this process mapped (windows are never forgotten: the runtime
+ * keeps them to the end)?  A few compares; any thread, the fault handler
+ * included. */
+int dsm_sys_sharable(const void *addr, size_t len);
+
 /* Find a mapping of this process that overlaps [lo, hi); returns 1 and its
  * range and name when there is one.  Start-up only (reads /proc). */
 int dsm_sys_find_overlap(uintptr_t lo, uintptr_t hi, uintptr_t *map_lo,

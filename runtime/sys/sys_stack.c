@@ -11,6 +11,7 @@
 #include <ucontext.h>
 
 #include "base_log.h"
+#include "sys_region.h"
 
 #define RTSTACK_BYTES ((size_t)1 << 20)
 
@@ -131,9 +132,19 @@ dsm_status_t dsm_sys_rtstack_thread_init(void)
     return DSM_OK;
 }
 
+__attribute__((noinline)) int dsm_sys_stack_sharable(void)
+{
+    return dsm_sys_sharable(__builtin_frame_address(0), 1);
+}
+
 void dsm_sys_on_rtstack(void (*fn)(void *), void *arg)
 {
     if (!rt_top || on_rt) {
+        /* none: a private thread stack; on it: nested, or the fault
+         * handler's alternate stack after a fault on the runtime stack */
+        DSM_INVARIANT(!dsm_sys_stack_sharable(),
+                      "a sharable stack with no runtime stack to leave it "
+                      "for");
         fn(arg);
         return;
     }

@@ -27,5 +27,10 @@ dsm_status_t dsm_sys_rtstack_thread_init(void);
 /* Run fn(arg) on the calling thread's runtime stack; directly when it has
  * none (its stack is never sharable) or is already on it. */
 void dsm_sys_on_rtstack(void (*fn)(void *), void *arg);
+/* Is the caller running on a sharable stack (a page of an application
+ * window)?  The transport asks it at its entry points: the caller then
+ * switches to its runtime stack, so that no transport lock is held and no
+ * handler runs on a page a release may write-protect.  A few compares. */
+int dsm_sys_stack_sharable(void);
 
 #endif

@@ -44,8 +44,16 @@
 #include <string.h>
 
 #include "base_log.h"
-#include "tp_internal.h"
+#include "sys_region.h"
+#include "sys_stack.h"
+#include "tp_am.h"
+#include "tp_counters.h"
+#include "tp_lane.h"
+#include "tp_msgq.h"
+#include "tp_progress.h"
 #include "tp_source.h"
+#include "tp_state.h"
+#include "tp_status.h"
 
 typedef struct am_entry {
     dsm_tp_am_handler_t handler;
@@ -61,7 +69,6 @@ static atomic_int local_count, deferred_count;
  * non-blocking sends that point at it. */
 static uint32_t am_src_header;
 
-TP_THREAD_LOCAL int tp_in_handler;
 /* Non-zero during a dsm_tp_am_send_lazy: a lane does not ring a sleeping
  * receiver. */
 static TP_THREAD_LOCAL int tp_send_lazy;
@@ -108,8 +115,17 @@ dsm_status_t dsm_tp_am_register(dsm_tp_am_range_t range, unsigned id,
     return DSM_OK;
 }
 
+/* Handlers never run on a sharable stack: a push onto a page a release
+ * has write-protected would fault with handler_lock held (design.md,
+ * "Locks and their order").  The transport's entry points leave such a
+ * stack first (sys_stack.h). */
+#define CHECK_HANDLER_STACK()                                                 \
+    DSM_INVARIANT(!dsm_sys_stack_sharable(),                                  \
+                  "an active-message handler on a sharable stack")
+
 static void run_handler(int src, unsigned id, const void *data, size_t len)
 {
+    CHECK_HANDLER_STACK();
     pthread_mutex_lock(&handler_lock);
     tp_in_handler++;
     handlers[id].handler(src, data, len, handlers[id].arg);
@@ -315,10 +331,15 @@ static dsm_status_t send_on_lane(int dst, unsigned id, const void *hdr,
     return st;
 }
 
-dsm_status_t dsm_tp_am_sendv(int dst, unsigned id, const void *hdr,
+static dsm_status_t am_sendv(int dst, unsigned id, const void *hdr,
                              size_t hdr_len, const void *body,
                              size_t body_len)
 {
+    /* a sharable page may be write-protected or invalid: a copy from it
+     * would fault with a ring's or UCX's lock held */
+    DSM_INVARIANT(!(hdr_len && dsm_sys_sharable(hdr, hdr_len)) &&
+                  !(body_len && dsm_sys_sharable(body, body_len)),
+                  "a message's payload in sharable memory");
     if (!tp.initialized)
         return DSM_ERR_STATE;
     if (id >= DSM_TP_AM_MAX_ID || !handlers[id].handler ||
@@ -338,6 +359,33 @@ dsm_status_t dsm_tp_am_sendv(int dst, unsigned id, const void *hdr,
     if (st == DSM_OK)
         tp_count_am(id, hdr_len + body_len);
     return st;
+}
+
+typedef struct sendv_call {
+    int dst;
+    unsigned id;
+    const void *hdr, *body;
+    size_t hdr_len, body_len;
+    dsm_status_t st;
+} sendv_call_t;
+
+static void sendv_body(void *p)
+{
+    sendv_call_t *c = p;
+    c->st = am_sendv(c->dst, c->id, c->hdr, c->hdr_len, c->body,
+                     c->body_len);
+}
+
+dsm_status_t dsm_tp_am_sendv(int dst, unsigned id, const void *hdr,
+                             size_t hdr_len, const void *body,
+                             size_t body_len)
+{
+    if (!dsm_sys_stack_sharable())
+        return am_sendv(dst, id, hdr, hdr_len, body, body_len);
+    /* a send may wait for room, progressing: off the sharable stack */
+    sendv_call_t c = {dst, id, hdr, body, hdr_len, body_len, DSM_OK};
+    dsm_sys_on_rtstack(sendv_body, &c);
+    return c.st;
 }
 
 dsm_status_t dsm_tp_am_send(int dst, unsigned id, const void *payload,
@@ -366,6 +414,7 @@ static int deliver_local(void)
      * whichever thread delivers them; at most the messages already queued,
      * so a handler that sends to itself cannot keep this call busy. */
     int ran = 0;
+    CHECK_HANDLER_STACK();
     pthread_mutex_lock(&handler_lock);
     tp_msg_t *m;
     while (ran < due && (m = tp_msgq_pop(&local_q))) {
@@ -449,6 +498,7 @@ static int poll_deferred(void)
     return 0;   /* sends handle nothing of this node's */
 }
 
-const tp_source_t tp_am_local_source = {"self-sends", deliver_local, 0};
-const tp_source_t tp_am_deferred_source = {"deferred sends", poll_deferred,
-                                           0};
+const tp_source_t tp_am_local_source = {.name = "self-sends",
+                                        .poll = deliver_local};
+const tp_source_t tp_am_deferred_source = {.name = "deferred sends",
+                                           .poll = poll_deferred};

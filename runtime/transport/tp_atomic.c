@@ -18,7 +18,11 @@
  * the CPU, and no UCX path is ever mixed in.
  */
 #include "base_log.h"
-#include "tp_internal.h"
+#include "sys_stack.h"
+#include "tp_counters.h"
+#include "tp_progress.h"
+#include "tp_rma.h"
+#include "tp_state.h"
 
 static dsm_status_t cpu_atomic(ucp_atomic_op_t op, unsigned width,
                                uint64_t addr, uint64_t value,
@@ -60,10 +64,11 @@ static dsm_status_t cpu_atomic(ucp_atomic_op_t op, unsigned width,
 }
 
 /* value: the add or swap operand, or the expected value of CSWAP. */
-static dsm_status_t atomic_op(const char *call, int rank,
-                              dsm_tp_segment_t seg, uint64_t offset,
-                              ucp_atomic_op_t op, unsigned width,
-                              uint64_t value, uint64_t desired, uint64_t *old)
+static dsm_status_t atomic_here(const char *call, int rank,
+                                dsm_tp_segment_t seg, uint64_t offset,
+                                ucp_atomic_op_t op, unsigned width,
+                                uint64_t value, uint64_t desired,
+                                uint64_t *old)
 {
     tp_check_not_in_handler(call);
     if (offset % width)
@@ -112,6 +117,42 @@ static dsm_status_t atomic_op(const char *call, int rank,
     tp_count_atomic();
     *old = result;
     return DSM_OK;
+}
+
+typedef struct atomic_call {
+    const char *call;
+    int rank;
+    dsm_tp_segment_t seg;
+    uint64_t offset;
+    ucp_atomic_op_t op;
+    unsigned width;
+    uint64_t value, desired, old;
+    dsm_status_t st;
+} atomic_call_t;
+
+static void atomic_body(void *p)
+{
+    atomic_call_t *c = p;
+    c->st = atomic_here(c->call, c->rank, c->seg, c->offset, c->op, c->width,
+                        c->value, c->desired, &c->old);
+}
+
+/* The wait progresses, so handlers would run on a sharable stack: leave
+ * it first (sys_stack.h).  The result travels in the call's record. */
+static dsm_status_t atomic_op(const char *call, int rank,
+                              dsm_tp_segment_t seg, uint64_t offset,
+                              ucp_atomic_op_t op, unsigned width,
+                              uint64_t value, uint64_t desired, uint64_t *old)
+{
+    if (!dsm_sys_stack_sharable())
+        return atomic_here(call, rank, seg, offset, op, width, value,
+                           desired, old);
+    atomic_call_t c = {call, rank, seg, offset, op, width, value, desired, 0,
+                       DSM_OK};
+    dsm_sys_on_rtstack(atomic_body, &c);
+    if (c.st == DSM_OK)
+        *old = c.old;
+    return c.st;
 }
 
 int dsm_tp_cpu_atomics(dsm_tp_segment_t seg)

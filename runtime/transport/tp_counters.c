@@ -23,7 +23,8 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "tp_internal.h"
+#include "tp_counters.h"
+#include "tp_state.h"
 
 #define COUNTER_BLOCKS 64   /* the last one is shared */
 

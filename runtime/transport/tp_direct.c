@@ -43,7 +43,9 @@
 #include "base_config.h"
 #include "base_log.h"
 #include "sys_dump.h"
-#include "tp_internal.h"
+#include "tp_direct.h"
+#include "tp_direct_copy.h"
+#include "tp_state.h"
 
 static struct {
     int offered[DSM_TP_SEG_COUNT];

@@ -37,7 +37,8 @@
 
 #include "base_log.h"
 #include "sys_region.h"
-#include "tp_internal.h"
+#include "tp_direct_copy.h"
+#include "tp_state.h"
 
 static struct {
     int own_fd[DSM_TP_SEG_COUNT];          /* offered by this node, or -1 */

@@ -21,7 +21,8 @@
 #include <errno.h>
 #include <sys/mman.h>
 
-#include "tp_internal.h"
+#include "tp_direct_copy.h"
+#include "tp_state.h"
 
 int dsm_tp_peer_viewable(int rank, dsm_tp_segment_t seg)
 {

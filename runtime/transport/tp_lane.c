@@ -72,13 +72,15 @@
  * the liveness sockets end the job (tp_liveness.c); a sender waiting for
  * space checks the job's liveness like any wait (tp_wait_check).
  *
- * Layer: transport.  Entry points (tp_internal.h): tp_lane_open and
+ * Layer: transport.  Entry points (tp_lane.h): tp_lane_open and
  * tp_lane_identity (wire-up, before the exchange), tp_lane_connect (per
  * peer, after it), tp_lane_close (finalize); tp_lane_reaches and
  * tp_lane_send (any thread, the fault handler and handlers included: a
- * handler only tries, never waits); tp_lane_poll (every progress call);
- * tp_lane_sleep_begin/end (the progress thread); tp_lane_waiting_on and
- * tp_lane_cpu_shared (waits, tp_progress.c).  No malloc after open.
+ * handler only tries, never waits); tp_lane_poll (every progress call).
+ * Through the hooks of tp_lane_source (tp_source.h), so that
+ * tp_progress.c, below, never calls up: lane_sleep_begin/end (the
+ * progress thread), lane_waiting_on and lane_cpu_shared (waits).  No
+ * malloc after open.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -94,8 +96,13 @@
 #include "base_config.h"
 #include "base_log.h"
 #include "sys_dump.h"
-#include "tp_internal.h"
+#include "tp_direct.h"
+#include "tp_lane.h"
+#include "tp_msgq.h"
+#include "tp_progress.h"
 #include "tp_source.h"
+#include "tp_state.h"
+#include "tp_wire.h"
 
 #define LANE_DATA_BYTES ((uint64_t)256 << 10)
 #define LANE_PAGE 4096u
@@ -124,7 +131,7 @@ static uint64_t file_bytes(int size)
     return LANE_PAGE + (uint64_t)size * LANE_RING_STRIDE;
 }
 
-/* the record header (tp_internal.h, "Same-host lane records") */
+/* the record header (tp_wire.h, "Same-host lane records") */
 typedef struct lane_rec {
     _Atomic uint64_t ready;      /* position + 1, stored last */
     uint32_t len;                /* payload bytes */
@@ -645,7 +652,11 @@ static int rings_pending(void)
     return 0;
 }
 
-int tp_lane_sleep_begin(void)
+static void lane_sleep_end(void);
+
+/* The progress thread is about to sleep: ask senders to ring the wake
+ * pipe.  Non-zero: records already wait (sleep_end done; do not sleep). */
+static int lane_sleep_begin(void)
 {
     if (!lane.node || lane.rx_count == 0)
         return 0;
@@ -661,13 +672,13 @@ int tp_lane_sleep_begin(void)
         dsm_fatal("membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED): %s",
                   strerror(errno));
     if (rings_pending()) {
-        tp_lane_sleep_end();
+        lane_sleep_end();
         return 1;
     }
     return 0;
 }
 
-void tp_lane_sleep_end(void)
+static void lane_sleep_end(void)
 {
     if (lane.node)
         atomic_store_explicit(&lane.node->sleeping, 0, memory_order_relaxed);
@@ -675,14 +686,16 @@ void tp_lane_sleep_end(void)
 
 /* ---- who shares this CPU ---------------------------------------------------- */
 
-void tp_lane_waiting_on(int cpu)
+/* Publish the CPU a thread of this node polls on (-1: none). */
+static void lane_waiting_on(int cpu)
 {
     if (lane.node)
         atomic_store_explicit(&lane.node->waiting_cpu, cpu + 1,
                               memory_order_relaxed);
 }
 
-int tp_lane_cpu_shared(int cpu)
+/* Does a peer on a lane publish cpu? */
+static int lane_cpu_shared(int cpu)
 {
     for (int r = 0; lane.tx && r < tp.size; r++)
         if (lane.tx[r].peer_node &&
@@ -692,5 +705,12 @@ int tp_lane_cpu_shared(int cpu)
     return 0;
 }
 
-const tp_source_t tp_lane_source = {"same-host lanes", tp_lane_poll,
-                                    TP_SOURCE_INBOUND};
+const tp_source_t tp_lane_source = {
+    .name = "same-host lanes",
+    .poll = tp_lane_poll,
+    .flags = TP_SOURCE_INBOUND,
+    .sleep_begin = lane_sleep_begin,
+    .sleep_end = lane_sleep_end,
+    .waiting_on = lane_waiting_on,
+    .cpu_shared = lane_cpu_shared,
+};

@@ -4,9 +4,10 @@
  *
  * Layer: transport.  Entry points: tp_live_barrier (dsm_tp_init),
  * tp_live_goodbye (dsm_tp_finalize), tp_live_readable and tp_live_fds (the
- * one thread that watches the sockets: the progress thread, or the
- * init/finalize thread while there is none, or one waiting thread when the
- * progress thread is disabled), tp_live_peer_failed (UCX error callback).
+ * hooks of tp_live_source, for the one thread that watches the sockets:
+ * the progress thread, or the init/finalize thread while there is none,
+ * or one waiting thread when the progress thread is disabled),
+ * tp_live_peer_failed (UCX error callback).
  *
  * Rank 0 keeps one socket to every other rank; the others keep theirs to
  * rank 0.  A process that dies closes its sockets, so end-of-file is the
@@ -35,7 +36,11 @@
 
 #include "base_log.h"
 #include "base_time.h"
-#include "tp_internal.h"
+#include "tp_liveness.h"
+#include "tp_progress.h"
+#include "tp_source.h"
+#include "tp_state.h"
+#include "tp_wire.h"
 
 static void send_frame(int peer, tp_frame_type_t type, uint32_t arg)
 {
@@ -197,6 +202,14 @@ int tp_live_fds(struct pollfd *fds, int *peer_of_fd)
     }
     return n;
 }
+
+/* The sockets reach the sleeping or checking thread of tp_progress.c
+ * through the registry: tp_progress.c, below, never calls up. */
+const tp_source_t tp_live_source = {
+    .name = "bootstrap sockets",
+    .watch = tp_live_fds,
+    .readable = tp_live_readable,
+};
 
 static int remaining_ms(uint64_t deadline_ns)
 {

@@ -15,7 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "tp_internal.h"
+#include "tp_msgq.h"
 
 #define SLOT_BYTES ((size_t)16 * 1024)   /* a page and its header fit */
 #define SLOT_COUNT 64

@@ -3,9 +3,12 @@
  *
  * Layer: transport.  Entry points: dsm_tp_progress,
  * dsm_tp_wait_flag(_for, _on), dsm_tp_idle, and internally
- * tp_progress_once, tp_wait_*, tp_wait_request (every blocking operation),
+ * tp_wait_*, tp_wait_request (every blocking operation),
  * tp_sleep_for_events (the progress thread and the start-up and shut-down
- * barriers), tp_wake_thread.
+ * barriers), tp_wake_thread.  Below the lanes and the liveness sockets:
+ * what a wait or a sleep needs of them (who shares this CPU, ringing the
+ * wake pipe, the sockets to watch) comes through the hooks of the progress
+ * registry (tp_source.h), so that nothing here calls up.
  *
  * A thread waiting inside the runtime polls: it calls ucp_worker_progress
  * itself until its operation completes, which is the fastest reaction and
@@ -59,7 +62,11 @@
 #include "base_log.h"
 #include "base_time.h"
 #include "sys_activity.h"
-#include "tp_internal.h"
+#include "sys_stack.h"
+#include "tp_progress.h"
+#include "tp_source.h"
+#include "tp_state.h"
+#include "tp_status.h"
 
 #define CHECK_EVERY 256u              /* rounds between clock reads */
 #define SOCKET_CHECK_NS 1000000ull    /* without a progress thread */
@@ -67,6 +74,8 @@
 #define HANDOVER_AFTER_NS 1000000ull  /* then wake the parked progress thread */
 
 static atomic_flag socket_check_busy = ATOMIC_FLAG_INIT;
+
+TP_THREAD_LOCAL int tp_in_handler;
 
 void tp_check_not_in_handler(const char *call)
 {
@@ -97,11 +106,11 @@ static void check_sockets(void)
 {
     if (atomic_flag_test_and_set(&socket_check_busy))
         return;
-    int n = tp_live_fds(tp.check_fds, tp.check_peer);
+    int n = tp_sources_watch(tp.check_fds, tp.check_peer);
     if (n > 0 && poll(tp.check_fds, (nfds_t)n, 0) > 0)
         for (int i = 0; i < n; i++)
             if (tp.check_fds[i].revents)
-                tp_live_readable(tp.check_peer[i]);
+                tp_sources_readable(tp.check_peer[i]);
     atomic_flag_clear(&socket_check_busy);
 }
 
@@ -143,7 +152,7 @@ void tp_wait_check(tp_wait_t *w, const char *what, int rank)
 void tp_wait_end(tp_wait_t *w)
 {
     if (w->start_ns)
-        tp_lane_waiting_on(-1);
+        tp_sources_waiting_on(-1);
     /* sequentially consistent, paired with the progress thread's store to
      * thread_parked and load of pollers: one of the two sees the other */
     if (atomic_fetch_sub(&tp.pollers, 1) == 1 &&
@@ -173,7 +182,7 @@ dsm_status_t tp_wait_request(ucs_status_ptr_t request, const char *what,
     return tp_status(st);
 }
 
-int dsm_tp_progress(void)
+static int progress_here(void)
 {
     tp_check_not_in_handler("dsm_tp_progress");
     if (!tp.initialized)
@@ -183,12 +192,10 @@ int dsm_tp_progress(void)
     return tp_progress_once() > 0;
 }
 
-void dsm_tp_wait_flag_on(const volatile int *flag, const char *what,
-                         int peer, unsigned about, uint64_t arg,
-                         uint64_t arg2)
+static void wait_flag_on_here(const volatile int *flag, const char *what,
+                              int peer, unsigned about, uint64_t arg,
+                              uint64_t arg2)
 {
-    if (__atomic_load_n(flag, __ATOMIC_ACQUIRE))
-        return;
     tp_check_not_in_handler("dsm_tp_wait_flag");
     dsm_activity_saved_t saved;
     dsm_activity_wait_about(&saved, what, peer, about, arg, arg2);
@@ -207,11 +214,9 @@ void dsm_tp_wait_flag(const volatile int *flag, const char *what)
     dsm_tp_wait_flag_on(flag, what, -1, DSM_ACTIVITY_ABOUT_NONE, 0, 0);
 }
 
-int dsm_tp_wait_flag_for(const volatile int *flag, const char *what,
-                         uint64_t ns)
+static int wait_flag_for_here(const volatile int *flag, const char *what,
+                              uint64_t ns)
 {
-    if (__atomic_load_n(flag, __ATOMIC_ACQUIRE))
-        return 1;
     tp_check_not_in_handler("dsm_tp_wait_flag_for");
     dsm_activity_saved_t saved;
     dsm_activity_wait_begin(&saved, what, -1);
@@ -231,6 +236,73 @@ int dsm_tp_wait_flag_for(const volatile int *flag, const char *what,
     return set;
 }
 
+/* ---- entry points: off a sharable stack first ------------------------------
+ * Progress runs handlers, and the loops hold the transport's locks at
+ * times: on a sharable stack a push onto a page a release has just
+ * write-protected would fault inside them (design.md, "Locks and their
+ * order").  So a caller on such a stack continues on its runtime stack. */
+typedef struct wait_call {
+    const volatile int *flag;
+    const char *what;
+    int peer;
+    unsigned about;
+    uint64_t arg, arg2, ns;
+    int result;
+} wait_call_t;
+
+static void progress_body(void *p)
+{
+    ((wait_call_t *)p)->result = progress_here();
+}
+
+int dsm_tp_progress(void)
+{
+    if (!dsm_sys_stack_sharable())
+        return progress_here();
+    wait_call_t c = {0};
+    dsm_sys_on_rtstack(progress_body, &c);
+    return c.result;
+}
+
+static void wait_flag_on_body(void *p)
+{
+    wait_call_t *c = p;
+    wait_flag_on_here(c->flag, c->what, c->peer, c->about, c->arg, c->arg2);
+}
+
+void dsm_tp_wait_flag_on(const volatile int *flag, const char *what,
+                         int peer, unsigned about, uint64_t arg,
+                         uint64_t arg2)
+{
+    if (__atomic_load_n(flag, __ATOMIC_ACQUIRE))
+        return;
+    if (!dsm_sys_stack_sharable()) {
+        wait_flag_on_here(flag, what, peer, about, arg, arg2);
+        return;
+    }
+    wait_call_t c = {.flag = flag, .what = what, .peer = peer,
+                     .about = about, .arg = arg, .arg2 = arg2};
+    dsm_sys_on_rtstack(wait_flag_on_body, &c);
+}
+
+static void wait_flag_for_body(void *p)
+{
+    wait_call_t *c = p;
+    c->result = wait_flag_for_here(c->flag, c->what, c->ns);
+}
+
+int dsm_tp_wait_flag_for(const volatile int *flag, const char *what,
+                         uint64_t ns)
+{
+    if (__atomic_load_n(flag, __ATOMIC_ACQUIRE))
+        return 1;
+    if (!dsm_sys_stack_sharable())
+        return wait_flag_for_here(flag, what, ns);
+    wait_call_t c = {.flag = flag, .what = what, .ns = ns};
+    dsm_sys_on_rtstack(wait_flag_for_body, &c);
+    return c.result;
+}
+
 int dsm_tp_should_yield(uint64_t waited_ns)
 {
     if (waited_ns < TP_YIELD_SHARED_NS)
@@ -239,11 +311,11 @@ int dsm_tp_should_yield(uint64_t waited_ns)
         tp.size < 2)
         return 1;
     int cpu = sched_getcpu();
-    tp_lane_waiting_on(cpu);
-    return tp_lane_cpu_shared(cpu);
+    tp_sources_waiting_on(cpu);
+    return tp_sources_cpu_shared(cpu);
 }
 
-void dsm_tp_wait_done(void) { tp_lane_waiting_on(-1); }
+void dsm_tp_wait_done(void) { tp_sources_waiting_on(-1); }
 
 void tp_wake_thread(void)
 {
@@ -284,14 +356,14 @@ void tp_sleep_for_events(int timeout, int arm_worker)
         fds[n] = (struct pollfd){.fd = tp.worker_efd, .events = POLLIN};
         peer_of[n++] = -1;
         /* same-host peers ring the wake pipe from now on */
-        if (tp_lane_sleep_begin())
+        if (tp_sources_sleep_begin())
             return;
         lanes_asleep = 1;
     }
-    n += tp_live_fds(fds + n, peer_of + n);
+    n += tp_sources_watch(fds + n, peer_of + n);
     int ready = poll(fds, (nfds_t)n, timeout);
     if (lanes_asleep)
-        tp_lane_sleep_end();
+        tp_sources_sleep_end();
     if (ready <= 0)
         return;
     if (fds[0].revents) {
@@ -301,5 +373,5 @@ void tp_sleep_for_events(int timeout, int arm_worker)
     }
     for (int i = 1; i < n; i++)
         if (fds[i].revents && peer_of[i] >= 0)
-            tp_live_readable(peer_of[i]);
+            tp_sources_readable(peer_of[i]);
 }

@@ -32,7 +32,9 @@
 #include "base_config.h"
 #include "base_log.h"
 #include "base_time.h"
-#include "tp_internal.h"
+#include "tp_rendezvous.h"
+#include "tp_state.h"
+#include "tp_wire.h"
 
 #define MAX_PENDING 64           /* connections without a complete hello */
 #define HELLO_GRACE_MS 10000u    /* per connection, capped by DSM_TIMEOUT */

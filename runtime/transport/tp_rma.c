@@ -35,7 +35,14 @@
 
 #include "base_log.h"
 #include "sys_activity.h"
-#include "tp_internal.h"
+#include "sys_region.h"
+#include "sys_stack.h"
+#include "tp_counters.h"
+#include "tp_direct_copy.h"
+#include "tp_progress.h"
+#include "tp_rma.h"
+#include "tp_state.h"
+#include "tp_status.h"
 
 dsm_status_t tp_resolve(int rank, dsm_tp_segment_t seg, uint64_t offset,
                         size_t len, uint64_t *raddr, ucp_rkey_h *rkey)
@@ -60,10 +67,12 @@ static const ucp_request_param_t host_memory = {
     .memory_type = UCS_MEMORY_TYPE_HOST,
 };
 
-dsm_status_t dsm_tp_get(int rank, dsm_tp_segment_t seg, uint64_t offset,
+static dsm_status_t tp_get_here(int rank, dsm_tp_segment_t seg, uint64_t offset,
                         void *local, size_t len)
 {
     tp_check_not_in_handler("dsm_tp_get");
+    DSM_INVARIANT(!(len && dsm_sys_sharable(local, len)),
+                  "a get into sharable memory");
     uint64_t raddr;
     ucp_rkey_h rkey;
     dsm_status_t st = tp_resolve(rank, seg, offset, len, &raddr, &rkey);
@@ -96,7 +105,7 @@ dsm_status_t dsm_tp_get(int rank, dsm_tp_segment_t seg, uint64_t offset,
 /* Gets in flight at once in a batch: their requests live on the stack. */
 #define GETS_IN_FLIGHT 64
 
-dsm_status_t dsm_tp_get_batch(int rank, dsm_tp_segment_t seg,
+static dsm_status_t tp_get_batch_here(int rank, dsm_tp_segment_t seg,
                               const dsm_tp_get_item_t *items, size_t n)
 {
     tp_check_not_in_handler("dsm_tp_get_batch");
@@ -108,8 +117,8 @@ dsm_status_t dsm_tp_get_batch(int rank, dsm_tp_segment_t seg,
     if (rank == tp.rank || tp.peers[rank].direct[seg]) {
         /* copies: nothing to overlap */
         for (size_t i = 0; i < n && st == DSM_OK; i++)
-            st = dsm_tp_get(rank, seg, items[i].offset, items[i].local,
-                            items[i].len);
+            st = tp_get_here(rank, seg, items[i].offset, items[i].local,
+                             items[i].len);
         return st;
     }
     for (size_t done = 0; done < n && st == DSM_OK;) {
@@ -126,6 +135,8 @@ dsm_status_t dsm_tp_get_batch(int rank, dsm_tp_segment_t seg,
             st = tp_resolve(rank, seg, it->offset, it->len, &raddr, &rkey);
             if (st == DSM_OK && !it->local)
                 st = DSM_ERR_INVALID;
+            DSM_INVARIANT(!(it->len && dsm_sys_sharable(it->local, it->len)),
+                          "a get into sharable memory");
             if (st != DSM_OK)
                 break;
             reqs[issued] = it->len ? ucp_get_nbx(tp.peers[rank].ep, it->local,
@@ -160,6 +171,8 @@ static dsm_status_t start_put(int rank, dsm_tp_segment_t seg,
         return st;
     if (!local)
         return DSM_ERR_INVALID;
+    DSM_INVARIANT(!dsm_sys_sharable(local, len),
+                  "a put from sharable memory");
     unsigned char *direct = tp.peers[rank].direct[seg];
     if (rank == tp.rank) {
         memcpy((void *)(uintptr_t)raddr, local, len);
@@ -198,7 +211,7 @@ static void wait_puts_sent(void)
     unsent.count = 0;
 }
 
-dsm_status_t dsm_tp_put(int rank, dsm_tp_segment_t seg, uint64_t offset,
+static dsm_status_t tp_put_here(int rank, dsm_tp_segment_t seg, uint64_t offset,
                         const void *local, size_t len)
 {
     tp_check_not_in_handler("dsm_tp_put");
@@ -215,7 +228,7 @@ dsm_status_t dsm_tp_put(int rank, dsm_tp_segment_t seg, uint64_t offset,
     return tp_wait_request(flush, "a put to", rank);
 }
 
-dsm_status_t dsm_tp_put_nb(int rank, dsm_tp_segment_t seg, uint64_t offset,
+static dsm_status_t tp_put_nb_here(int rank, dsm_tp_segment_t seg, uint64_t offset,
                            const void *local, size_t len)
 {
     tp_check_not_in_handler("dsm_tp_put_nb");
@@ -235,7 +248,7 @@ static dsm_status_t flush_peer(int rank)
     return tp_wait_request(req, "a flush of operations to", rank);
 }
 
-dsm_status_t dsm_tp_flush(int rank)
+static dsm_status_t tp_flush_here(int rank)
 {
     tp_check_not_in_handler("dsm_tp_flush");
     if (!tp.initialized)
@@ -257,4 +270,96 @@ dsm_status_t dsm_tp_flush(int rank)
             break;
     }
     return st;
+}
+
+/* ---- entry points ---------------------------------------------------------
+ * Each leaves a sharable stack for the runtime stack first: the waits
+ * progress, so handlers would run there (see dsm_sys_stack_sharable). */
+typedef struct rma_call {
+    int rank;
+    dsm_tp_segment_t seg;
+    uint64_t offset;
+    void *local;
+    const void *clocal;
+    size_t len;
+    const dsm_tp_get_item_t *items;
+    dsm_status_t st;
+} rma_call_t;
+
+static void get_body(void *p)
+{
+    rma_call_t *c = p;
+    c->st = tp_get_here(c->rank, c->seg, c->offset, c->local, c->len);
+}
+static void get_batch_body(void *p)
+{
+    rma_call_t *c = p;
+    c->st = tp_get_batch_here(c->rank, c->seg, c->items, c->len);
+}
+static void put_body(void *p)
+{
+    rma_call_t *c = p;
+    c->st = tp_put_here(c->rank, c->seg, c->offset, c->clocal, c->len);
+}
+static void put_nb_body(void *p)
+{
+    rma_call_t *c = p;
+    c->st = tp_put_nb_here(c->rank, c->seg, c->offset, c->clocal, c->len);
+}
+static void flush_body(void *p)
+{
+    rma_call_t *c = p;
+    c->st = tp_flush_here(c->rank);
+}
+
+dsm_status_t dsm_tp_get(int rank, dsm_tp_segment_t seg, uint64_t offset,
+                        void *local, size_t len)
+{
+    if (!dsm_sys_stack_sharable())
+        return tp_get_here(rank, seg, offset, local, len);
+    rma_call_t c = {.rank = rank, .seg = seg, .offset = offset,
+                    .local = local, .len = len};
+    dsm_sys_on_rtstack(get_body, &c);
+    return c.st;
+}
+
+dsm_status_t dsm_tp_get_batch(int rank, dsm_tp_segment_t seg,
+                              const dsm_tp_get_item_t *items, size_t n)
+{
+    if (!dsm_sys_stack_sharable())
+        return tp_get_batch_here(rank, seg, items, n);
+    rma_call_t c = {.rank = rank, .seg = seg, .items = items, .len = n};
+    dsm_sys_on_rtstack(get_batch_body, &c);
+    return c.st;
+}
+
+dsm_status_t dsm_tp_put(int rank, dsm_tp_segment_t seg, uint64_t offset,
+                        const void *local, size_t len)
+{
+    if (!dsm_sys_stack_sharable())
+        return tp_put_here(rank, seg, offset, local, len);
+    rma_call_t c = {.rank = rank, .seg = seg, .offset = offset,
+                    .clocal = local, .len = len};
+    dsm_sys_on_rtstack(put_body, &c);
+    return c.st;
+}
+
+dsm_status_t dsm_tp_put_nb(int rank, dsm_tp_segment_t seg, uint64_t offset,
+                           const void *local, size_t len)
+{
+    if (!dsm_sys_stack_sharable())
+        return tp_put_nb_here(rank, seg, offset, local, len);
+    rma_call_t c = {.rank = rank, .seg = seg, .offset = offset,
+                    .clocal = local, .len = len};
+    dsm_sys_on_rtstack(put_nb_body, &c);
+    return c.st;
+}
+
+dsm_status_t dsm_tp_flush(int rank)
+{
+    if (!dsm_sys_stack_sharable())
+        return tp_flush_here(rank);
+    rma_call_t c = {.rank = rank};
+    dsm_sys_on_rtstack(flush_body, &c);
+    return c.st;
 }

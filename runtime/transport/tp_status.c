@@ -5,7 +5,7 @@
  * Layer: transport.  Entry point: tp_status.  Pure function, callable from
  * anywhere, the fault handler included.
  */
-#include "tp_internal.h"
+#include "tp_status.h"
 
 dsm_status_t tp_status(ucs_status_t status)
 {

@@ -42,8 +42,11 @@
 #include <string.h>
 
 #include "base_log.h"
-#include "tp_internal.h"
+#include "tp_liveness.h"
+#include "tp_progress.h"
 #include "tp_source.h"
+#include "tp_state.h"
+#include "tp_thread.h"
 
 #define PARK_MIN_MS 1
 #define PARK_MAX_MS 8

@@ -1,6 +1,6 @@
 /*
  * tp_wire.c - byte layout of the bootstrap messages (hello, table, control
- * frames; see tp_internal.h), their decoders, and the constant-time token
+ * frames; see tp_wire.h), their decoders, and the constant-time token
  * check.
  *
  * Layer: transport.  Entry points: tp_wire_*.  Pure functions on caller
@@ -11,7 +11,7 @@
  */
 #include <string.h>
 
-#include "tp_internal.h"
+#include "tp_wire.h"
 
 void tp_wire_put_u32(unsigned char *out, uint32_t v)
 {

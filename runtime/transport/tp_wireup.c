@@ -43,11 +43,19 @@
 #include "base_config.h"
 #include "base_log.h"
 #include "sys_activity.h"
-#include "tp_internal.h"
+#include "tp_am.h"
+#include "tp_counters.h"
+#include "tp_direct.h"
+#include "tp_lane.h"
+#include "tp_liveness.h"
+#include "tp_msgq.h"
+#include "tp_progress.h"
+#include "tp_rendezvous.h"
 #include "tp_source.h"
-
-tp_state_t tp = {.worker_efd = -1, .wake_fd = -1, .wake_wr = -1};
-
+#include "tp_state.h"
+#include "tp_status.h"
+#include "tp_thread.h"
+#include "tp_wire.h"
 
 int dsm_tp_rank(void) { return tp.initialized ? tp.rank : dsm_config()->rank; }
 int dsm_tp_size(void) { return tp.initialized ? tp.size : dsm_config()->size; }
@@ -290,7 +298,9 @@ static int poll_worker(void)
 }
 
 static const tp_source_t worker_source = {
-    "UCX worker", poll_worker, TP_SOURCE_WORKER | TP_SOURCE_INBOUND};
+    .name = "UCX worker",
+    .poll = poll_worker,
+    .flags = TP_SOURCE_WORKER | TP_SOURCE_INBOUND};
 
 /* What a progress round polls, in order (tp_source.h): what arrives (the
  * worker, the lanes) runs handlers, whose self-sends and deferred sends
@@ -301,6 +311,7 @@ static void add_sources(void)
     tp_sources_add(&tp_lane_source);
     tp_sources_add(&tp_am_local_source);
     tp_sources_add(&tp_am_deferred_source);
+    tp_sources_add(&tp_live_source);   /* hooks only: polls nothing */
 }
 
 /* Register, exchange records with every node, connect. */

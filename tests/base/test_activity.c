@@ -41,6 +41,14 @@ static void test_each_kind(void **state)
     describe(&e, "waiting for a lock grant");
     e.peer = 3;
     describe(&e, "waiting for a lock grant from node 3");
+    e.about = DSM_ACTIVITY_ABOUT_LOCK;
+    e.arg = ((uint64_t)(1 + 1) << 32) | 7;
+    describe(&e, "waiting for a lock grant from node 3 (lock 7 of node 1)");
+    e.arg = (1ull << 63) | 0x601040;
+    describe(&e, "waiting for a lock grant from node 3 (named lock "
+             "0x601040)");
+    e.about = 0;
+    e.arg = 0;
     e.kind = DSM_ACTIVITY_FETCHING;
     e.peer = 0;
     e.arg = (uint64_t)page * 27 + 8;
@@ -62,6 +70,9 @@ static void test_locks_held(void **state)
     describe(&e, "computing while holding 1 lock (last: lock 5 of node 2)");
     e.locks_held = 2;
     describe(&e, "computing while holding 2 locks (last: lock 5 of node 2)");
+    e.last_lock = (1ull << 63) | 0x601040;          /* a named lock */
+    describe(&e, "computing while holding 2 locks (last: named lock "
+             "0x601040)");
 }
 
 static void test_unterminated_what_and_truncation(void **state)

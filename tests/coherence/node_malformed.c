@@ -41,7 +41,7 @@ int main(int argc, char **argv)
             len = sizeof(coh_msg_share_t) - 1;
         } else if (strcmp(argv[1], "lock") == 0) {
             /* more vector-time entries than nodes */
-            coh_msg_lock_t hdr = {1, 0, 0, 40};
+            coh_msg_lock_t hdr = {1, 0, 0, 40, 0};
             memcpy(msg, &hdr, sizeof hdr);
             id = COH_AM_LOCK_REQ;
             len = sizeof hdr;

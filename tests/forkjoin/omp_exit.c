@@ -1,7 +1,9 @@
 /*
  * omp_exit.c - ends with the status on its command line, after a parallel
  * region: "return N" returns it from main, "exit N" calls exit(N) from a
- * function called by main.  The job's exit status must be N.
+ * function called by main.  The job's exit status must be N, and node 0's
+ * destructor, which takes a while and prints after the runtime's exit
+ * handler has ended the other nodes, must have printed.
  *
  * Test program (dsmcc, dsmrun), driven by test_exit.c.
  */
@@ -9,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static long members;
 
@@ -16,6 +19,20 @@ static void leave(int status)
 {
     printf("leaving with %d after a team of %ld\n", status, members);
     exit(status);
+}
+
+/* Destructors run after every exit handler, the runtime's included (as a
+ * program's static destructors and a Fortran runtime's flush of its
+ * buffered units do): the job must wait for node 0's. */
+__attribute__((destructor)) static void late_words(void)
+{
+    const char *rank = getenv("DSM_RANK");
+    if (!rank || strcmp(rank, "0") != 0)
+        return;
+    struct timespec pause = {0, 300 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    printf("node 0's destructor ran\n");
+    fflush(stdout);
 }
 
 int main(int argc, char **argv)

@@ -1,7 +1,7 @@
 /*
  * test_exit.c - a job's exit status is the program's: main returning N,
- * or exit(N) called from node 0's serial code, ends every node with N, and
- * node 0's output is complete.
+ * or exit(N) called from node 0's serial code, ends the job with N, and
+ * node 0's output is complete, its destructors' included.
  *
  * Layer: tests, suite 'forkjoin'.  Runs dsmrun ($DSMRUN) with omp_exit
  * ($OMP_EXIT) through the harness, one layout per test (argv[1], e.g.
@@ -41,6 +41,7 @@ static void run_expecting(const char *mode, const char *status_text,
     print_message("%s", out);
     assert_int_equal(exit_status, status);
     assert_non_null(strstr(out, line));
+    assert_non_null(strstr(out, "node 0's destructor ran"));
 }
 
 static void test_return_from_main(void **state)

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "fuzz_check.h"
-#include "tp_internal.h"
+#include "tp_wire.h"
 
 static const char token[] = "fuzz-token-0123456789abcdef";
 

@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "fuzz_check.h"
-#include "tp_internal.h"
+#include "tp_wire.h"
 
 static uint64_t first_word(const unsigned char *ring, uint64_t ring_bytes,
                            uint64_t at)

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "fuzz_check.h"
-#include "tp_internal.h"
+#include "tp_wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

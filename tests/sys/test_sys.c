@@ -1,7 +1,8 @@
 /*
  * test_sys.c - unit tests of the sys layer: the memfd region with its two
  * views, window collisions, adoption of existing memory, and fault delivery
- * with the access type.  Faults are provoked inside the test bodies (cmocka
+ * with the access type, the sharable-stack test the transport's entry
+ * points use to leave such a stack.  Faults are provoked inside the test bodies (cmocka
  * replaces the SIGSEGV action around each test, so each test re-asserts).
  */
 #include <errno.h>
@@ -19,6 +20,7 @@
 
 #include "sys_fault.h"
 #include "sys_region.h"
+#include "sys_stack.h"
 
 #define BASE ((uintptr_t)0x300000000000ull)
 
@@ -39,6 +41,54 @@ static void test_two_views(void **state)
     assert_int_equal(dsm_sys_region_map_window(&r, BASE + 123, DSM_PAGE_SIZE, 0),
                      DSM_ERR_INVALID);
     munmap((void *)BASE, 16 * DSM_PAGE_SIZE);
+    dsm_sys_region_destroy(&r);
+}
+
+/* A stack in an application window is sharable; the runtime stack the
+ * transport's entry points switch to is not (design.md, "Locks and their
+ * order": handlers never run on a sharable stack). */
+#define STACK_BASE ((uintptr_t)0x300200000000ull)
+#define STACK_PAGES 16
+
+static int on_rt_sharable = -1;
+
+static void on_rt(void *arg)
+{
+    (void)arg;
+    on_rt_sharable = dsm_sys_stack_sharable();
+}
+
+static void on_window(void *arg)
+{
+    int *sharable = arg;
+    *sharable = dsm_sys_stack_sharable();
+    dsm_sys_on_rtstack(on_rt, NULL);
+}
+
+static void test_stack_sharable(void **state)
+{
+    (void)state;
+    int local;
+    assert_false(dsm_sys_sharable(&local, sizeof local));
+    assert_false(dsm_sys_stack_sharable());
+    dsm_region_t r;
+    assert_int_equal(dsm_sys_region_create(STACK_PAGES * DSM_PAGE_SIZE, &r),
+                     DSM_OK);
+    assert_int_equal(dsm_sys_region_map_window(&r, STACK_BASE,
+                                               STACK_PAGES * DSM_PAGE_SIZE, 0),
+                     DSM_OK);
+    assert_int_equal(dsm_sys_protect(STACK_BASE, STACK_PAGES * DSM_PAGE_SIZE,
+                                     DSM_PROT_RW), 0);
+    assert_true(dsm_sys_sharable((void *)(STACK_BASE + 100), 8));
+    assert_true(dsm_sys_sharable((void *)(STACK_BASE - 4), 8));   /* overlaps */
+    assert_false(dsm_sys_sharable((void *)(STACK_BASE - 8), 8));
+    assert_int_equal(dsm_sys_rtstack_thread_init(), DSM_OK);
+    int sharable = -1;
+    dsm_sys_run_on_stack((void *)STACK_BASE, STACK_PAGES * DSM_PAGE_SIZE,
+                         on_window, &sharable);
+    assert_int_equal(sharable, 1);
+    assert_int_equal(on_rt_sharable, 0);
+    munmap((void *)STACK_BASE, STACK_PAGES * DSM_PAGE_SIZE);
     dsm_sys_region_destroy(&r);
 }
 
@@ -186,6 +236,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_two_views),
         cmocka_unit_test(test_find_overlap),
+        cmocka_unit_test(test_stack_sharable),
         cmocka_unit_test(test_adopt),
         cmocka_unit_test(test_fault_access_type),
         cmocka_unit_test(test_fault_keeps_errno),

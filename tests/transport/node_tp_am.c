@@ -20,7 +20,7 @@
 
 #include <cmocka.h>
 
-#include "tp_internal.h"
+#include "tp_lane.h"
 #include "tp_test_util.h"
 
 enum {

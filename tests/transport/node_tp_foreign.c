@@ -27,7 +27,7 @@
 #include <cmocka.h>
 
 #include "base_config.h"
-#include "tp_internal.h"
+#include "tp_wire.h"
 #include "tp_test_util.h"
 
 enum { AM_HELLO = DSM_TP_AM_CLIENT_FIRST };

@@ -11,7 +11,7 @@
  * failed: its connection closed", exit status 70, after the job's right
  * answer).  Only nodes other than 0 accepted an end of file after BYE_ACK.
  *
- * Layer: tests (white-box: drives tp_liveness.c through tp_internal.h on a
+ * Layer: tests (white-box: drives tp_liveness.c through its header on a
  * transport state made by hand, with socket pairs for the bootstrap
  * sockets; no UCX).  Run directly.  The fatal cases run in child processes.
  */
@@ -31,7 +31,9 @@
 #include <cmocka.h>
 
 #include "base_log.h"
-#include "tp_internal.h"
+#include "tp_liveness.h"
+#include "tp_state.h"
+#include "tp_wire.h"
 
 enum { PEERS = 3 };
 

@@ -6,7 +6,7 @@
  * re-initialisation, the fatal paths (blocking call in a handler, timeout)
  * in child processes, and the bootstrap wire format.
  *
- * Layer: tests (white-box: includes tp_internal.h for the wire format).
+ * Layer: tests (white-box: includes tp_wire.h for the wire format).
  * Run directly, without dsmrun.  Each test initialises and finalises the
  * transport itself, so the tests are independent.
  */
@@ -27,7 +27,7 @@
 #include <cmocka.h>
 
 #include "base_config.h"
-#include "tp_internal.h"
+#include "tp_wire.h"
 
 enum {
     AM_RECORD = DSM_TP_AM_CLIENT_FIRST,      /* records what arrived */
