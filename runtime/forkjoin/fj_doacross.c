@@ -146,6 +146,8 @@ typedef struct dx_answer {
 } dx_answer_t;
 static __thread fj_wire_doacross_t out_msg;
 static __thread dx_answer_t *answers;
+/* The seq of each want slot this thread's service_once claimed, or 0. */
+static __thread uint32_t *my_claims;
 
 static unsigned bits_of(const dx_loop_t *d, uint64_t index)
 {
@@ -304,7 +306,8 @@ static void on_doacross(int src, const void *payload, size_t len, void *arg)
     if (!w->active)
         atomic_fetch_add(&dx.active_wants, 1);
     w->active = 1;
-    w->seq++;
+    if (++w->seq == 0)
+        w->seq = 1;              /* 0 means unclaimed in my_claims */
     w->region = m.region;
     w->instance = m.instance;
     w->index = m.index;
@@ -338,18 +341,32 @@ void fj_doacross_register(void)
 /* Answer the wants for iterations posted here: claim them, release (a
  * release after the posts they name), then answer the claims still
  * current.  force: release even with nothing to answer (the node's last
- * member leaves the loop).  Returns whether it released. */
+ * member leaves the loop).  Returns whether it released.
+ *
+ * Only the claims this call made: another thread's claim, made while this
+ * release was under way, may name an iteration posted after the release
+ * began (its writes are in the next interval), and answering it here
+ * would let the waiter acquire before they are released.  That thread
+ * answers it after its own release. */
 static int service_once(dx_loop_t *d, int force)
 {
     int claimed = 0;
+    if (!answers) {
+        answers = calloc((size_t)dx.nwants, sizeof *answers);
+        my_claims = calloc((size_t)dx.nwants, sizeof *my_claims);
+        if (!answers || !my_claims)
+            dsm_fatal("out of memory for doacross answers");
+    }
     if (atomic_load(&dx.active_wants) > 0) {
         dsm_mutex_lock(&dx.lock);
         for (int i = 0; i < dx.nwants; i++) {
             dx_want_t *w = &dx.wants[i];
+            my_claims[i] = 0;
             if (w->active && w->region == d->region &&
                 w->instance == d->instance && w->claim != w->seq &&
                 w->index < d->total && (bits_of(d, w->index) & BIT_MINE)) {
                 w->claim = w->seq;
+                my_claims[i] = w->seq;
                 claimed++;
             }
         }
@@ -368,17 +385,13 @@ static int service_once(dx_loop_t *d, int force)
         ;
     if (!claimed)
         return 1;
-    if (!answers) {
-        answers = calloc((size_t)dx.nwants, sizeof *answers);
-        if (!answers)
-            dsm_fatal("out of memory for doacross answers");
-    }
     int n = 0;
     dsm_mutex_lock(&dx.lock);
     for (int i = 0; i < dx.nwants; i++) {
         dx_want_t *w = &dx.wants[i];
-        if (w->active && w->claim == w->seq && w->region == d->region &&
-            w->instance == d->instance) {
+        /* seq unchanged since this call claimed it: still that want */
+        if (w->active && my_claims[i] && w->seq == my_claims[i] &&
+            w->claim == w->seq) {
             w->active = 0;
             atomic_fetch_sub(&dx.active_wants, 1);
             answers[n].node = i / fj.threads;
