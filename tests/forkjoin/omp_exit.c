@@ -21,9 +21,9 @@ static void leave(int status)
     exit(status);
 }
 
-/* Destructors run after every exit handler, the runtime's included (as a
- * program's static destructors and a Fortran runtime's flush of its
- * buffered units do): the job must wait for node 0's. */
+/* A destructor function runs after every exit handler, the runtime's
+ * included (so does a Fortran runtime's flush of its buffered units): the
+ * job must wait for node 0's. */
 __attribute__((destructor)) static void late_words(void)
 {
     const char *rank = getenv("DSM_RANK");
