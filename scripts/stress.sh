@@ -5,11 +5,14 @@
 # what it asks for, a wait that depends on another node's application
 # thread) show up here; see doc/reliability.md, "Stress mode".
 #
-# Usage: scripts/stress.sh [-n ROUNDS] [-C BUILDDIR] [-m MULTIPLIER]
-#                          [--lanes both|on|off] [--no-hog] [NAME_REGEX]
+# Usage: scripts/stress.sh [-n ROUNDS] [-C BUILDDIR] [-j JOBS]
+#                          [-m MULTIPLIER] [--lanes both|on|off] [--no-hog]
+#                          [NAME_REGEX]
 #   -n ROUNDS       rounds (default 1); every round runs every selected
 #                   test once per lane mode
 #   -C BUILDDIR     the build to test (default ./build, or DSM_BUILDDIR)
+#   -j JOBS         tests run at once (default 1); more jobs load the
+#                   machine more and end a round sooner
 #   -m MULTIPLIER   meson's --timeout-multiplier (default 3: a loaded
 #                   machine is slow, a hang still ends as a timeout)
 #   --lanes MODE    both (default), on (as the tests are defined) or off
@@ -29,6 +32,7 @@ cd "$(dirname "$0")/.."
 rounds=1
 builddir=${DSM_BUILDDIR:-build}
 multiplier=3
+jobs=1
 lanes=both
 hog=1
 pattern=
@@ -36,10 +40,11 @@ while (($#)); do
   case $1 in
     -n) rounds=$2; shift 2 ;;
     -C) builddir=$2; shift 2 ;;
+    -j) jobs=$2; shift 2 ;;
     -m) multiplier=$2; shift 2 ;;
     --lanes) lanes=$2; shift 2 ;;
     --no-hog) hog=0; shift ;;
-    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
     -*) echo "stress: unknown option $1" >&2; exit 2 ;;
     *) pattern=$1; shift ;;
   esac
@@ -50,6 +55,7 @@ case $lanes in
   *) echo "stress: --lanes both, on or off" >&2; exit 2 ;;
 esac
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "stress: -n needs a count" >&2; exit 2; }
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "stress: -j needs a count" >&2; exit 2; }
 [ -f "$builddir/build.ninja" ] || { echo "stress: no build in $builddir (scripts/setup.sh)" >&2; exit 2; }
 
 meson compile -C "$builddir" > /dev/null
@@ -117,10 +123,10 @@ for ((round = 1; round <= rounds; round++)); do
     ((${#names[@]})) || continue
     lane_env=()
     [ "$mode" = off ] && lane_env=(DSM_SAME_HOST_LANES=0)
-    echo "== stress: round $round, lanes $mode: ${#names[@]} tests" \
-         "$( ((hog)) && echo "beside $(nproc) busy loops")"
+    echo "== stress: round $round, lanes $mode: ${#names[@]} tests," \
+         "$jobs at once $( ((hog)) && echo "beside $(nproc) busy loops")"
     env "${lane_env[@]}" meson test -C "$builddir" --no-rebuild \
-      --num-processes 1 --timeout-multiplier "$multiplier" "${names[@]}" \
+      --num-processes "$jobs" --timeout-multiplier "$multiplier" "${names[@]}" \
       > "$logdir/round$round-$mode.out" 2>&1 || true
     cp "$builddir/meson-logs/testlog.txt" "$logdir/round$round-$mode.txt"
     # one JSON object per test run: name and result
