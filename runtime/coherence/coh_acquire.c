@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "base_log.h"
+#include "coh_logread.h"
 #include "coh_protocol.h"
 #include "coh_sharing.h"
 #include "coh_state.h"
@@ -171,10 +172,7 @@ static void lost(pull_t *p)
 /* Headers from..to with the right numbers: where the ranges are. */
 static int headers_match(const pull_t *p, const uint64_t *hdr)
 {
-    for (uint32_t i = 0; i <= p->to - p->from; i++)
-        if (COH_LOG_SEQ(hdr[i]) != p->from + i)
-            return 0;
-    return 1;
+    return coh_headers_match(hdr, p->from, p->to);
 }
 
 static void use_headers(int j, pull_t *p, const uint64_t *hdr)
@@ -195,15 +193,7 @@ static void use_headers(int j, pull_t *p, const uint64_t *hdr)
 /* Ranges of (from, to], each stamped with its interval. */
 static int ranges_match(const pull_t *p, const coh_log_range_t *r)
 {
-    uint32_t k = 0;
-    for (uint32_t i = 1; i <= p->to - p->from; i++) {
-        uint32_t n = COH_LOG_LOW(p->hdr[i]) - COH_LOG_LOW(p->hdr[i - 1]);
-        for (uint32_t e = 0; e < n; e++, k++)
-            if (COH_LOG_SEQ(r[k].first) != p->from + i ||
-                COH_LOG_SEQ(r[k].count) != p->from + i)
-                return 0;
-    }
-    return 1;
+    return coh_ranges_match(p->hdr, p->from, p->to, r);
 }
 
 /* The ranges read ahead, when they are those of (from, to]. */
@@ -346,14 +336,10 @@ static unsigned char flush_news[COH_MAX_NODES], flush_again[COH_MAX_NODES];
 /* Node j's head from its stamps row: the smallest number read. */
 static uint32_t stamps_head(int j, const uint64_t *row)
 {
-    uint32_t head = UINT32_MAX;
-    for (int k = 0; k < coh.size; k++)
-        if (COH_LOG_SEQ(row[k]) < head)
-            head = COH_LOG_SEQ(row[k]);
-    if (COH_LOG_LOW(row[j]) != COH_LOG_SEQ(row[j]))
+    if (!coh_stamp_own_ok(row, j))
         dsm_fatal("node %d published a malformed stamp %llx", j,
                   (unsigned long long)row[j]);
-    return head;
+    return coh_stamps_head(row, coh.size);
 }
 
 void coh_acquire_all(void)
