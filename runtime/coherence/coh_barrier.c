@@ -60,7 +60,8 @@ static char *depart_buf;
 static size_t depart_len;
 static volatile int depart_ready;
 
-/* Node 0: takes what other nodes attach to their join arrivals. */
+/* Node 0: takes what other nodes attach to their barrier and join
+ * arrivals. */
 static dsm_coh_join_extra_fn join_extra_handler;
 
 /* One-way joins.  Node 0: a departure held in depart_buf, not yet sent.
@@ -335,7 +336,7 @@ void coh_join_finish_with(const void *departure, size_t len)
     depart_and_move(departure, len);
 }
 
-void coh_barrier_global(void)
+void coh_barrier_global(const void *extra, size_t extra_len)
 {
     coh_protocol_lock();
     coh_join_finish();
@@ -345,7 +346,7 @@ void coh_barrier_global(void)
         gather_departure();
         send_departure();
     } else {
-        send_arrival(NULL, 0);
+        send_arrival(extra, extra_len);
         wait_departure();
     }
     depart_and_move(depart_buf, depart_len);
@@ -455,7 +456,13 @@ dsm_status_t dsm_barrier_threads(int threads_per_node)
     return DSM_OK;
 }
 
-static dsm_status_t barrier_body(void)
+typedef struct barrier_call {
+    const void *extra;
+    size_t extra_len;
+    dsm_status_t st;
+} barrier_call_t;
+
+static dsm_status_t barrier_body(const void *extra, size_t extra_len)
 {
     uint32_t gen = dsm_local_barrier_gen(&local_barrier);
     if (!dsm_local_barrier_arrive(&local_barrier,
@@ -463,18 +470,36 @@ static dsm_status_t barrier_body(void)
         dsm_local_barrier_wait(&local_barrier, gen, LOCAL_SPINS);
         return DSM_OK;
     }
-    coh_barrier_global();
+    coh_barrier_global(extra, extra_len);
     dsm_local_barrier_release(&local_barrier, gen);
     return DSM_OK;
 }
 
-static void barrier_call(void *status) { *(dsm_status_t *)status = barrier_body(); }
+static void barrier_call(void *arg)
+{
+    barrier_call_t *c = arg;
+    c->st = barrier_body(c->extra, c->extra_len);
+}
 
 dsm_status_t dsm_barrier(void)
 {
     if (!coh.initialized)
         return DSM_ERR_STATE;
-    dsm_status_t st;
-    dsm_sys_on_rtstack(barrier_call, &st);
-    return st;
+    barrier_call_t c = {NULL, 0, DSM_OK};
+    dsm_sys_on_rtstack(barrier_call, &c);
+    return c.st;
+}
+
+dsm_status_t dsm_coh_barrier_with(const void *extra, size_t extra_len)
+{
+    if (!coh.initialized)
+        return DSM_ERR_STATE;
+    /* with several threads per node only the last one's bytes would go */
+    if (extra_len > COH_JOIN_EXTRA_MAX ||
+        (extra_len && (!extra || coh.rank == 0 ||
+                       atomic_load(&local_threads) != 1)))
+        return DSM_ERR_INVALID;
+    barrier_call_t c = {extra, extra_len, DSM_OK};
+    dsm_sys_on_rtstack(barrier_call, &c);
+    return c.st;
 }

@@ -196,8 +196,9 @@ size_t coh_migrate_plan(const char *records, size_t len, uint32_t nrecords,
                         size_t max_moves, const coh_migration_t **out);
 void coh_migrate_apply(const char *list, size_t n);
 
-/* The global part of a barrier: one thread per node. */
-void coh_barrier_global(void);
+/* The global part of a barrier: one thread per node; a node other than 0
+ * may attach extra bytes to its arrival (dsm_coh_barrier_with). */
+void coh_barrier_global(const void *extra, size_t extra_len);
 
 /* One-way joins (coh_barrier.c), protocol mutex held: before any other
  * global step, node 0 sends a departure it holds and the other nodes wait
