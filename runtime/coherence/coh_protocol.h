@@ -143,7 +143,9 @@ uintptr_t coh_prefetch_pending(void);
  * invalidation which it must keep, coh_push_end after.
  * coh_push_installed: a get filled the pages' copies, or this node wrote
  * one (any thread, the fault handler included; page locks held).
- * coh_push_home_moved: a home move took the page. */
+ * coh_push_home_moved: a home move took the page.  coh_push_forked: node
+ * 0 exported these records of its own in a fork's hand-off (their pages'
+ * next push is the whole page). */
 dsm_status_t coh_push_setup(void);
 size_t coh_push_build(const char *records, size_t records_len,
                       uint32_t nrecords, uint64_t epoch, char *out,
@@ -154,6 +156,7 @@ int coh_push_kept(size_t index);
 void coh_push_end(void);
 void coh_push_installed(size_t first, size_t n);
 void coh_push_home_moved(size_t index);
+void coh_push_forked(const char *records, uint32_t nrecords);
 
 /* Handler registration, before dsm_tp_init, in coherence's id range. */
 static inline dsm_status_t coh_am_register(unsigned id,

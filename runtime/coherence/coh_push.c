@@ -22,9 +22,19 @@
  * it equals node 0's snapshot, so the diff makes it node 0's page of
  * departure E.  (An atomic writes its value into the caller's copy: that
  * stamps it too.)  A whole page, sent at a page's second naming and every
- * PUSH_FULL_EVERY pushes, may replace any clean copy.  The invariants
+ * PUSH_FULL_EVERY pushes, and at the first naming after a fork whose
+ * hand-off named the page, may replace any clean copy.  The invariants
  * build carries hashes of node 0's page and of the snapshot with each
  * entry and checks the copy before and after (rule U1).
+ *
+ * Why after a fork: the hand-off's notices of node 0's serial writes drop
+ * every reader's copy, and a copy fetched again after departure E - 1
+ * (stamp 2E) cannot take departure E's diff; dropped again, it is fetched
+ * again in epoch E, and so on: a page node 0 writes before every region
+ * and after every reduction (the master's stack page holding `sum` and
+ * the region's arguments) was fetched after every barrier of a region
+ * until the next whole page, ~16 barriers on average
+ * (coh_push_forked; performance.md, "Critical path of a reduction").
  *
  * Layer: coherence.  coh_push_installed: the fault handler and the
  * protocol's gets (plain stores under the pages' locks).  Everything
@@ -222,6 +232,26 @@ size_t coh_push_build(const char *records, size_t records_len,
     len += nhash * sizeof *hashes;
     COH_STAT_ADD(pushes_sent, npages);
     return len;
+}
+
+void coh_push_forked(const char *records, uint32_t nrecords)
+{
+    if (!enabled || coh.rank != 0)
+        return;
+    size_t pos = 0;
+    for (uint32_t k = 0; k < nrecords; k++) {
+        coh_record_hdr_t rec;
+        const unsigned char *ranges;
+        coh_wire_record_next((const unsigned char *)records, &pos, &rec,
+                             &ranges);
+        for (uint32_t r = 0; r < rec.nranges; r++) {
+            coh_range_t rg;
+            memcpy(&rg, ranges + r * sizeof rg, sizeof rg);
+            for (size_t p = rg.first; p < (size_t)rg.first + rg.count; p++)
+                if (snap_ok[p])   /* its next push: the whole page */
+                    snap_count[p] = PUSH_FULL_EVERY - 1;
+        }
+    }
 }
 
 /* A valid copy of ours, clean (written copies were diffed to node 0 at
