@@ -230,7 +230,7 @@ static void depart_and_move(const char *buf, size_t len)
 /* Node 0: wait for every arrival and build the departure in depart_buf
  * (records, then the planned home moves); the next arrivals may come as
  * soon as it is built. */
-static void gather_departure(void)
+static void gather_departure(int join)
 {
     dsm_tp_wait_flag_on(&gather_complete, "every node's barrier arrival", -1,
                         DSM_ACTIVITY_ABOUT_EPOCH, epoch, 0);
@@ -259,7 +259,7 @@ static void gather_departure(void)
         hdr.push_len = (uint32_t)coh_push_build(
             depart_buf + gather_records_offset(),
             out - n * sizeof *moves - gather_records_offset(), hdr.nrecords,
-            epoch, depart_buf + out, GATHER_BYTES - out);
+            epoch, join, depart_buf + out, GATHER_BYTES - out);
         out += hdr.push_len;
     }
     memcpy(depart_buf, &hdr, sizeof hdr);
@@ -343,7 +343,7 @@ void coh_barrier_global(const void *extra, size_t extra_len)
     coh_release_before_arrival(coh_barriers_quiescent());
     if (coh.rank == 0) {
         gather_add(0, arrive_buf, build_arrive(NULL, 0));
-        gather_departure();
+        gather_departure(0);
         send_departure();
     } else {
         send_arrival(extra, extra_len);
@@ -378,7 +378,7 @@ static void join_body(void *arg)
     coh_release_before_arrival(coh_barriers_quiescent());
     if (coh.rank == 0) {
         gather_add(0, arrive_buf, build_arrive(NULL, 0));
-        gather_departure();
+        gather_departure(1);
         coh_wire_depart_t d = depart(depart_buf, depart_len);
         if (!d.hdr.overflow && d.hdr.nmigrations) {
             send_departure();

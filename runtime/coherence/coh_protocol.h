@@ -145,10 +145,10 @@ uintptr_t coh_prefetch_pending(void);
  * one (any thread, the fault handler included; page locks held).
  * coh_push_home_moved: a home move took the page.  coh_push_forked: node
  * 0 exported these records of its own in a fork's hand-off (their pages'
- * next push is the whole page). */
+ * next push at a barrier, not a join, is the whole page). */
 dsm_status_t coh_push_setup(void);
 size_t coh_push_build(const char *records, size_t records_len,
-                      uint32_t nrecords, uint64_t epoch, char *out,
+                      uint32_t nrecords, uint64_t epoch, int join, char *out,
                       size_t cap);
 void coh_push_begin(uint64_t epoch);
 void coh_push_apply(const unsigned char *push, size_t len, uint64_t epoch);
