@@ -147,6 +147,11 @@ typedef struct dsm_stats {
                                 (DSM_PUSH_UPDATES) */
     uint64_t pushes_applied; /* copies updated from a departure's pushed
                                 changes instead of dropped */
+    uint64_t acquire_gets;   /* gets of other nodes' interval logs (a
+                                flush's, a lock grant's acquire) */
+    uint64_t acquire_rounds; /* rounds of them: each waits for the one
+                                before, the gets of one are in flight
+                                together */
 } dsm_stats_t;
 DSM_API void dsm_stats_get(dsm_stats_t *out);
 

@@ -92,6 +92,8 @@ void patterns_stats_end(long steps)
         FIELD(refreshes);
         FIELD(direct_pages);
         FIELD(flush_acquires);
+        FIELD(acquire_gets);
+        FIELD(acquire_rounds);
         printf("}");
     }
     printf("]}\n");

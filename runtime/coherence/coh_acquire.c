@@ -6,13 +6,14 @@
  *   pushed  - a barrier departure or a fork's handoff carries the records
  *             (coh_acquire_records);
  *   pulled  - a lock grant carries the releaser's vector time, a flush
- *             reads every node's published log head, and the node reads
+ *             reads every node's published stamps, and the node reads
  *             the records it lacks from their creators' logs with
- *             one-sided gets (coh_acquire_upto, coh_acquire_all).
+ *             one-sided gets, every node at once (coh_acquire_upto,
+ *             coh_acquire_all).
  * Invariant kept by every path: the vector time is closed under
  * happens-before: holding interval s of node j implies holding every
- * interval j had seen when it published s (the log's deps vector), so a
- * pull only needs the deps of intervals newer than what it holds.
+ * interval j had seen when it published s (the log's stamps), so a pull
+ * only needs the stamps of nodes with intervals newer than it holds.
  *
  * Layer: coherence.  Application threads, under the protocol mutex, on a
  * private runtime stack; never from the fault handler or a message
@@ -22,6 +23,7 @@
 #include <string.h>
 
 #include "base_log.h"
+#include "coh_logread.h"
 #include "coh_protocol.h"
 #include "coh_sharing.h"
 #include "coh_state.h"
@@ -30,17 +32,6 @@
 #include "coherence.h"
 #include "sys_stack.h"
 #include "transport.h"
-
-static coh_range_t *pull_buffer;          /* ranges read from other nodes */
-static coh_log_interval_t *pull_headers;
-
-dsm_status_t coh_acquire_setup(void)
-{
-    pull_buffer = coh_table_alloc(sizeof(coh_range_t) * COH_LOG_RANGES);
-    pull_headers = coh_table_alloc(sizeof(coh_log_interval_t) *
-                                   COH_LOG_INTERVALS);
-    return pull_buffer && pull_headers ? DSM_OK : DSM_ERR_NOMEM;
-}
 
 /* ---- pushed records ------------------------------------------------------ */
 
@@ -73,143 +64,357 @@ void coh_acquire_vc(const uint32_t *vc)
             coh.vc[j] = vc[j];
 }
 
-/* ---- pulled records ------------------------------------------------------ */
+/* ---- pulled records ------------------------------------------------------
+ * Node j's log (coh_protocol.h) is read with gets that copy its words in
+ * any order, so every word used carries the number of its interval and
+ * is checked against the number expected; a read that must see what an
+ * earlier one promised (the ranges of an interval whose stamp was read)
+ * is made by a later round of gets.  A round asks every node at once
+ * (dsm_tp_get_many): a pull costs rounds, not rounds per node.
+ *   headers  interval from's (where (from, to] begins) up to to's;
+ *   ranges   the ring entries between, each stamped with its interval.
+ * What was read ahead with a flush's stamps (the next headers, and the
+ * ranges after the last interval applied from j) is used when its
+ * numbers match; otherwise a round reads it, and a number that does not
+ * match then means j's ring has overwritten it since: every page is
+ * invalidated, as when the log no longer holds an interval at all. */
+#define AHEAD_HEADERS 8
+#define AHEAD_RANGES  16
+#define HEADER_WORDS  (2 * (COH_LOG_INTERVALS + 1))
 
-static void get_control(int creator, uint64_t offset, void *out, size_t len)
+enum { PULL_NONE, PULL_HEADERS, PULL_RANGES, PULL_APPLY };
+
+typedef struct pull {
+    int state, in_round;
+    uint32_t from, to;                  /* apply intervals (from, to] */
+    uint32_t start, count;              /* their ranges: ring indexes (low
+                                           32 bits) [start, start+count) */
+    const uint64_t *hdr;                /* headers of from..to */
+    const coh_log_range_t *rng;         /* their ranges */
+    /* where the last interval applied from this node ends, end_seq's
+     * (zeroed: interval 0 ends at 0, the ring starts zeroed): a flush
+     * reads the ranges after it ahead */
+    uint32_t end_seq, end;
+    int end_unknown;
+    /* read ahead with the stamps: headers of ahead_seq.., ranges from
+     * ahead_start (none when the counts are 0) */
+    uint32_t ahead_seq, nahead_hdr, ahead_start, nahead_rng;
+    uint64_t ahead_hdr[AHEAD_HEADERS + 1];
+    coh_log_range_t ahead_rng[AHEAD_RANGES];
+} pull_t;
+
+static pull_t pulls[COH_MAX_NODES];
+static uint64_t *pull_headers;          /* HEADER_WORDS */
+static coh_log_range_t *pull_ranges;    /* COH_LOG_RANGES */
+static coh_range_t *pull_out;           /* COH_LOG_RANGES, as invalidated */
+static uint64_t *pull_stamps;           /* COH_MAX_NODES rows of stamps */
+static dsm_tp_get_any_t pull_items[5 * COH_MAX_NODES];
+
+dsm_status_t coh_acquire_setup(void)
 {
-    dsm_status_t st = dsm_tp_get(creator, DSM_TP_SEG_CONTROL, offset, out,
-                                 len);
+    pull_headers = coh_table_alloc(sizeof(uint64_t) * HEADER_WORDS);
+    pull_ranges = coh_table_alloc(sizeof(coh_log_range_t) * COH_LOG_RANGES);
+    pull_out = coh_table_alloc(sizeof(coh_range_t) * COH_LOG_RANGES);
+    pull_stamps = coh_table_alloc(sizeof(uint64_t) * COH_MAX_NODES *
+                                  COH_MAX_NODES);
+    return pull_headers && pull_ranges && pull_out && pull_stamps
+               ? DSM_OK
+               : DSM_ERR_NOMEM;
+}
+
+static void get_many(size_t n)
+{
+    dsm_status_t st = dsm_tp_get_many(DSM_TP_SEG_CONTROL, pull_items, n);
+    COH_STAT_ADD(acquire_gets, n);
+    COH_STAT_ADD(acquire_rounds, 1);
     if (st != DSM_OK)
-        dsm_fatal("reading write notices of node %d: %s", creator,
+        dsm_fatal("reading write notices of other nodes: %s",
                   dsm_status_string(st));
 }
 
-/* Read ring elements [first, first+count) of an array at remote offset. */
-static void get_ring(int creator, uint64_t base_offset, size_t elem,
-                     uint64_t ring, uint64_t first, uint64_t count, void *out)
+/* Add gets of ring elements [first, first+count) of an array at remote
+ * offset base (one or two items: the ring may wrap). */
+static void add_ring(size_t *ni, int creator, uint64_t base, size_t elem,
+                     uint32_t ring, uint32_t first, uint32_t count, void *out)
 {
-    uint64_t start = first % ring;
-    uint64_t n1 = count < ring - start ? count : ring - start;
-    get_control(creator, base_offset + start * elem, out, n1 * elem);
+    uint32_t start = first % ring;
+    uint32_t n1 = count < ring - start ? count : ring - start;
+    pull_items[(*ni)++] = (dsm_tp_get_any_t){
+        creator, base + (uint64_t)start * elem, out, (size_t)n1 * elem};
     if (n1 < count)
-        get_control(creator, base_offset, (char *)out + n1 * elem,
-                    (count - n1) * elem);
+        pull_items[(*ni)++] = (dsm_tp_get_any_t){
+            creator, base, (char *)out + (size_t)n1 * elem,
+            (size_t)(count - n1) * elem};
 }
 
-/* Read interval records (from, to] of creator from its published log and
- * invalidate what they name; every page when the log no longer holds
- * them. */
-static void pull_records(int creator, uint32_t from, uint32_t to)
+static void add_headers(size_t *ni, int j, uint32_t first, uint32_t count,
+                        uint64_t *out)
 {
-    uint64_t nint = to - from;
-    if (nint > COH_LOG_INTERVALS) {
-        coh_invalidate_all();
-        return;
+    add_ring(ni, j, offsetof(coh_log_t, iv), sizeof(uint64_t),
+             COH_LOG_INTERVALS, first, count, out);
+}
+
+static void add_ranges(size_t *ni, int j, uint32_t first, uint32_t count,
+                       coh_log_range_t *out)
+{
+    add_ring(ni, j, offsetof(coh_log_t, ranges), sizeof(coh_log_range_t),
+             COH_LOG_RANGES, first, count, out);
+}
+
+/* The log no longer holds what this node lacks of it. */
+static void lost(pull_t *p)
+{
+    coh_invalidate_all();
+    p->state = PULL_NONE;
+    p->end_unknown = 1;
+}
+
+/* Headers from..to with the right numbers: where the ranges are. */
+static int headers_match(const pull_t *p, const uint64_t *hdr)
+{
+    return coh_headers_match(hdr, p->from, p->to);
+}
+
+static void use_headers(int j, pull_t *p, const uint64_t *hdr)
+{
+    p->hdr = hdr;
+    p->start = COH_LOG_LOW(hdr[0]);
+    p->count = COH_LOG_LOW(hdr[p->to - p->from]) - p->start;
+    for (uint32_t i = 1; i <= p->to - p->from; i++)
+        if (COH_LOG_LOW(hdr[i]) - COH_LOG_LOW(hdr[i - 1]) >
+            COH_LOG_RANGES / 4)
+            dsm_fatal("node %d published a malformed interval %u", j,
+                      p->from + i);
+    p->state = p->count ? PULL_RANGES : PULL_APPLY;
+    if (p->count > COH_LOG_RANGES)
+        lost(p);    /* the ring no longer holds the first of them */
+}
+
+/* Ranges of (from, to], each stamped with its interval. */
+static int ranges_match(const pull_t *p, const coh_log_range_t *r)
+{
+    return coh_ranges_match(p->hdr, p->from, p->to, r);
+}
+
+/* The ranges read ahead, when they are those of (from, to]. */
+static void use_ahead_ranges(pull_t *p)
+{
+    if (p->state == PULL_RANGES && p->nahead_rng &&
+        p->ahead_start == p->start && p->count <= p->nahead_rng &&
+        ranges_match(p, p->ahead_rng)) {
+        p->rng = p->ahead_rng;
+        p->state = PULL_APPLY;
     }
-    get_ring(creator, offsetof(coh_log_t, iv), sizeof(coh_log_interval_t),
-             COH_LOG_INTERVALS, (uint64_t)from + 1, nint, pull_headers);
-    for (uint64_t k = 0; k < nint; k++)
-        if (pull_headers[k].seq != from + 1 + k ||
-            (k && pull_headers[k].first !=
-                      pull_headers[k - 1].first + pull_headers[k - 1].count)) {
-            coh_invalidate_all();
-            return;
+}
+
+/* Read ahead, with the headers, the ranges after the last interval
+ * applied from this node, when that is where (from, to] begins. */
+static void add_ahead_ranges(size_t *ni, int j, pull_t *p)
+{
+    p->nahead_rng = 0;
+    if (p->end_unknown || p->end_seq != p->ahead_seq)
+        return;
+    p->ahead_start = p->end;
+    p->nahead_rng = AHEAD_RANGES;
+    add_ranges(ni, j, p->ahead_start, AHEAD_RANGES, p->ahead_rng);
+}
+
+static void apply(pull_t *p)
+{
+    for (uint32_t k = 0; k < p->count; k++)
+        pull_out[k] = (coh_range_t){COH_LOG_LOW(p->rng[k].first),
+                                    COH_LOG_LOW(p->rng[k].count)};
+    coh_invalidate_ranges(pull_out, p->count);
+    p->end_seq = p->to;
+    p->end = p->start + p->count;
+    p->end_unknown = 0;
+    p->state = PULL_NONE;
+}
+
+/* Apply every node's intervals (vc[j], target[j]], using what a flush
+ * read ahead (ahead: the pulls' ahead fields are from this acquire). */
+static void pull_all(const uint32_t *target, int ahead)
+{
+    const int n = coh.size;
+    int left = 0;
+    for (int j = 0; j < n; j++) {
+        pull_t *p = &pulls[j];
+        p->state = PULL_NONE;
+        if (j == coh.rank || target[j] <= coh.vc[j])
+            continue;
+        p->from = coh.vc[j];
+        p->to = target[j];
+        p->state = PULL_HEADERS;
+        left = 1;
+        if (p->to - p->from >= COH_LOG_INTERVALS) {
+            lost(p);    /* more than the ring of headers holds */
+            continue;
         }
-    uint64_t first = pull_headers[0].first;
-    uint64_t count = pull_headers[nint - 1].first +
-                     pull_headers[nint - 1].count - first;
-    if (count > COH_LOG_RANGES) {
-        coh_invalidate_all();
-        return;
+        if (!ahead) {
+            p->nahead_hdr = p->nahead_rng = 0;
+            continue;
+        }
+        if (p->nahead_hdr && p->ahead_seq == p->from &&
+            p->to - p->from < p->nahead_hdr &&
+            headers_match(p, p->ahead_hdr))
+            use_headers(j, p, p->ahead_hdr);
+        use_ahead_ranges(p);
     }
-    get_ring(creator, offsetof(coh_log_t, ranges), sizeof(coh_range_t),
-             COH_LOG_RANGES, first, count, pull_buffer);
-    /* the ranges were not overwritten while we read them? */
-    uint64_t total;
-    get_control(creator, offsetof(coh_log_t, ranges_total), &total,
-                sizeof total);
-    if (total - first > COH_LOG_RANGES) {
-        coh_invalidate_all();
-        return;
+    while (left) {
+        /* a round: the headers, or else the ranges, of every node that
+         * needs them and fits in the buffers (the others wait a round) */
+        size_t ni = 0, hw = 0, rw = 0;
+        for (int j = 0; j < n; j++) {
+            pull_t *p = &pulls[j];
+            p->in_round = 0;
+            if (p->state == PULL_HEADERS &&
+                hw + (p->to - p->from + 1) <= HEADER_WORDS) {
+                p->hdr = pull_headers + hw;
+                add_headers(&ni, j, p->from, p->to - p->from + 1,
+                            pull_headers + hw);
+                hw += p->to - p->from + 1;
+                p->ahead_seq = p->from;
+                add_ahead_ranges(&ni, j, p);
+                p->in_round = 1;
+            } else if (p->state == PULL_RANGES &&
+                       rw + p->count <= COH_LOG_RANGES) {
+                p->rng = pull_ranges + rw;
+                add_ranges(&ni, j, p->start, p->count, pull_ranges + rw);
+                rw += p->count;
+                p->in_round = 1;
+            }
+        }
+        if (ni)
+            get_many(ni);
+        left = 0;
+        for (int j = 0; j < n; j++) {
+            pull_t *p = &pulls[j];
+            /* read after the stamps that announced them, so written:
+             * another number is a later interval in the same slot */
+            if (p->in_round && p->state == PULL_HEADERS) {
+                if (headers_match(p, p->hdr)) {
+                    use_headers(j, p, p->hdr);
+                    use_ahead_ranges(p);
+                } else {
+                    lost(p);
+                }
+            } else if (p->in_round && p->state == PULL_RANGES) {
+                if (ranges_match(p, p->rng))
+                    p->state = PULL_APPLY;
+                else
+                    lost(p);
+            }
+            if (p->state == PULL_APPLY)
+                apply(p);
+            left |= p->state != PULL_NONE;
+        }
     }
-    coh_invalidate_ranges(pull_buffer, count);
+    for (int j = 0; j < n; j++)
+        if (j != coh.rank && target[j] > coh.vc[j])
+            coh.vc[j] = target[j];
 }
 
 void coh_acquire_upto(const uint32_t *target)
 {
-    for (int j = 0; j < coh.size; j++)
-        if (j != coh.rank && target[j] > coh.vc[j]) {
-            pull_records(j, coh.vc[j], target[j]);
-            coh.vc[j] = target[j];
-        }
+    pull_all(target, 0);
 }
 
 /* ---- acquire from every node (flush) -------------------------------------
- * A flush has no releaser to take a vector time from: it reads each
- * node's last published interval (its log head), then, for each node with
- * news, the deps vector published with that head (read after the head,
- * and both only grow, so it covers the head's interval).  A dep newer
- * than the head read for its node means that node published more since:
- * read it again.  The target reached is closed under happens-before. */
+ * A flush has no releaser to take a vector time from.  One round reads
+ * every other node's stamps (and, ahead, the headers and ranges that
+ * follow what this node holds of it).  Node j's stamps were each written
+ * as (s, vc_j[k] at interval s) after interval s was logged, so the
+ * smallest s read, h, was published (its header and ranges written), is
+ * at least every interval published before the get, and each word read
+ * bounds from above what h depends on (vc_j only grows): raising the
+ * target to them keeps it closed under happens-before.  A bound above
+ * the head read for its node means that node published more since: read
+ * its stamps again (a later round). */
 static uint32_t flush_target[COH_MAX_NODES], flush_head[COH_MAX_NODES];
-static uint32_t flush_deps[COH_MAX_NODES];
-static unsigned char flush_news[COH_MAX_NODES];
+static unsigned char flush_news[COH_MAX_NODES], flush_again[COH_MAX_NODES];
 
-static uint32_t read_head(int j)
+/* Node j's head from its stamps row: the smallest number read. */
+static uint32_t stamps_head(int j, const uint64_t *row)
 {
-    uint64_t head;
-    get_control(j, offsetof(coh_log_t, last_seq), &head, sizeof head);
-    if (head > UINT32_MAX)
-        dsm_fatal("node %d published a malformed log head %llu", j,
-                  (unsigned long long)head);
-    return (uint32_t)head;
+    if (!coh_stamp_own_ok(row, j))
+        dsm_fatal("node %d published a malformed stamp %llx", j,
+                  (unsigned long long)row[j]);
+    return coh_stamps_head(row, coh.size);
 }
 
 void coh_acquire_all(void)
 {
     const int n = coh.size, me = coh.rank;
-    int pending = 0;
+    size_t ni = 0;
     for (int j = 0; j < n; j++) {
         flush_target[j] = coh.vc[j];
-        flush_news[j] = 0;
+        flush_news[j] = flush_again[j] = 0;
         if (j == me)
             continue;
-        flush_head[j] = read_head(j);
+        pull_t *p = &pulls[j];
+        uint64_t *row = pull_stamps + (size_t)j * COH_MAX_NODES;
+        pull_items[ni++] = (dsm_tp_get_any_t){
+            j, offsetof(coh_log_t, stamp), row, sizeof(uint64_t) * (size_t)n};
+        p->ahead_seq = coh.vc[j];
+        p->nahead_hdr = AHEAD_HEADERS + 1;
+        add_headers(&ni, j, p->ahead_seq, p->nahead_hdr, p->ahead_hdr);
+        add_ahead_ranges(&ni, j, p);
+    }
+    get_many(ni);
+    int reread = 0;
+    for (int j = 0; j < n; j++) {
+        if (j == me)
+            continue;
+        flush_head[j] = stamps_head(j, pull_stamps + (size_t)j * COH_MAX_NODES);
         if (flush_head[j] > flush_target[j]) {
             flush_target[j] = flush_head[j];
             flush_news[j] = 1;
-            pending = 1;
         }
     }
-    while (pending) {
-        pending = 0;
+    for (;;) {
+        /* the bounds of every node with news; only those: a head this
+         * node already holds depends on nothing it lacks */
         for (int j = 0; j < n; j++) {
             if (!flush_news[j])
                 continue;
             flush_news[j] = 0;
-            get_control(j, offsetof(coh_log_t, deps), flush_deps,
-                        sizeof(uint32_t) * (size_t)n);
+            const uint64_t *row = pull_stamps + (size_t)j * COH_MAX_NODES;
             for (int k = 0; k < n; k++) {
-                /* deps[j] is node j's own newest interval, written before
-                 * the head that announces it: it may be ahead of the head
-                 * read for j, and says nothing the head does not */
-                if (k == me || k == j || flush_deps[k] <= flush_target[k])
+                uint32_t dep = COH_LOG_LOW(row[k]);
+                if (k == me || k == j || dep <= flush_target[k])
                     continue;
-                flush_target[k] = flush_deps[k];
-                if (flush_target[k] > flush_head[k]) {
-                    flush_head[k] = read_head(k);
-                    if (flush_head[k] < flush_target[k])
-                        dsm_fatal("node %d's log head %u is behind an "
-                                  "interval node %d saw (%u)", k,
-                                  flush_head[k], j, flush_target[k]);
-                    flush_target[k] = flush_head[k];
-                    flush_news[k] = 1;
-                    pending = 1;
+                flush_target[k] = dep;
+                if (dep > flush_head[k] && !flush_again[k]) {
+                    flush_again[k] = 1;
+                    reread = 1;
                 }
             }
         }
+        if (!reread)
+            break;
+        reread = 0;
+        ni = 0;
+        for (int k = 0; k < n; k++)
+            if (flush_again[k])
+                pull_items[ni++] = (dsm_tp_get_any_t){
+                    k, offsetof(coh_log_t, stamp),
+                    pull_stamps + (size_t)k * COH_MAX_NODES,
+                    sizeof(uint64_t) * (size_t)n};
+        get_many(ni);
+        for (int k = 0; k < n; k++) {
+            if (!flush_again[k])
+                continue;
+            flush_again[k] = 0;
+            uint32_t head =
+                stamps_head(k, pull_stamps + (size_t)k * COH_MAX_NODES);
+            if (head < flush_target[k])
+                dsm_fatal("node %d's log head %u is behind an interval "
+                          "another node saw (%u)", k, head, flush_target[k]);
+            flush_head[k] = flush_target[k] = head;
+            flush_news[k] = 1;
+        }
     }
-    coh_acquire_upto(flush_target);
+    pull_all(flush_target, 1);
     COH_STAT_ADD(flush_acquires, 1);
 }
 

@@ -205,25 +205,34 @@ void coh_check_dirty(const char *where)
 }
 
 /* The interval just logged: found under its number, its ranges inside
- * the space, its deps and head published, the vector time advanced. */
+ * the space, its stamps published with the vector time. */
 void coh_check_log(uint32_t seq)
 {
     const coh_log_t *log = coh.control;
-    size_t n;
-    const coh_range_t *r = coh_log_ranges(seq, &n);
-    DSM_INVARIANT(r != NULL && n > 0, "L1: the interval just logged");
-    for (size_t k = 0; r && k < n; k++)
-        DSM_INVARIANT(r[k].count > 0 && r[k].first < coh.npages &&
-                          r[k].count <= coh.npages - r[k].first,
-                      "L2: a logged range inside the sharable space");
+    size_t n = 0;
+    uint64_t first = 0;
+    int kept = coh_log_ranges(seq, &first, &n);
+    DSM_INVARIANT(kept && n > 0, "L1: the interval just logged");
+    for (size_t k = 0; kept && k < n; k++) {
+        coh_range_t r = coh_log_range(first + k);
+        const coh_log_range_t *slot =
+            &log->ranges[(first + k) % COH_LOG_RANGES];
+        DSM_INVARIANT(r.count > 0 && r.first < coh.npages &&
+                          r.count <= coh.npages - r.first &&
+                          COH_LOG_SEQ(slot->first) == seq &&
+                          COH_LOG_SEQ(slot->count) == seq,
+                      "L2: a logged range inside the sharable space, "
+                      "stamped with its interval");
+    }
     DSM_INVARIANT(seq == coh.vc[coh.rank] + 1,
                   "L3: intervals are numbered without gaps");
-    DSM_INVARIANT(atomic_load(&log->last_seq) == seq &&
-                      log->deps[coh.rank] == seq,
-                  "L4: the log head and deps announce the interval");
+    DSM_INVARIANT(atomic_load(&log->stamp[coh.rank]) ==
+                      COH_LOG_WORD(seq, seq),
+                  "L4: the stamps announce the interval");
     for (int j = 0; j < coh.size; j++)
-        DSM_INVARIANT(j == coh.rank || log->deps[j] == coh.vc[j],
-                      "L5: deps are the vector time");
+        DSM_INVARIANT(j == coh.rank || atomic_load(&log->stamp[j]) ==
+                                           COH_LOG_WORD(seq, coh.vc[j]),
+                      "L5: the stamps hold the vector time");
 }
 
 #endif

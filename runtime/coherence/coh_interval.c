@@ -385,7 +385,18 @@ static void release_chunk(size_t first, size_t n, uint32_t seq,
 }
 
 /* Append the ranges of a sorted page list to the published log as interval
- * seq.  Consecutive pages become one range. */
+ * seq.  Consecutive pages become one range.  Order (readers use gets that
+ * copy words in any order: coh_acquire.c): the ranges, then the header,
+ * then the stamps, each stamped with seq; a reader reads the header and
+ * ranges only after a get that returned a stamp >= seq. */
+static void put_range(coh_log_t *log, uint64_t index, uint32_t seq,
+                      uint32_t first, uint32_t count)
+{
+    coh_log_range_t *r = &log->ranges[index % COH_LOG_RANGES];
+    __atomic_store_n(&r->first, COH_LOG_WORD(seq, first), __ATOMIC_RELAXED);
+    __atomic_store_n(&r->count, COH_LOG_WORD(seq, count), __ATOMIC_RELAXED);
+}
+
 static void log_interval(uint32_t seq, const uint32_t *pages, size_t n)
 {
     coh_log_t *log = own_log();
@@ -397,9 +408,7 @@ static void log_interval(uint32_t seq, const uint32_t *pages, size_t n)
     if (nranges > COH_LOG_RANGES / 4) {
         /* too scattered to log exactly: one covering range is a correct
          * over-approximation (only costs extra invalidations) */
-        coh_range_t *r = &log->ranges[first % COH_LOG_RANGES];
-        r->first = pages[0];
-        r->count = pages[n - 1] - pages[0] + 1;
+        put_range(log, first, seq, pages[0], pages[n - 1] - pages[0] + 1);
         count = 1;
         n = 0;
     }
@@ -407,39 +416,50 @@ static void log_interval(uint32_t seq, const uint32_t *pages, size_t n)
         size_t j = i + 1;
         while (j < n && pages[j] == pages[j - 1] + 1)
             j++;
-        coh_range_t *r = &log->ranges[(first + count) % COH_LOG_RANGES];
-        r->first = pages[i];
-        r->count = (uint32_t)(j - i);
+        put_range(log, first + count, seq, pages[i], (uint32_t)(j - i));
         count++;
         i = j;
     }
-    coh_log_interval_t *iv = &log->iv[seq % COH_LOG_INTERVALS];
-    iv->first = first;
-    iv->count = count;
-    __atomic_store_n(&iv->seq, seq, __ATOMIC_RELEASE);
+    atomic_store_explicit(&log->iv[seq % COH_LOG_INTERVALS],
+                          COH_LOG_WORD(seq, first + count),
+                          memory_order_release);
     atomic_store_explicit(&log->ranges_total, first + count,
                           memory_order_release);
-    /* what the interval may depend on, before the head that announces it
-     * (a flush reads the head, then the deps: coh_acquire.c) */
+    /* what the interval may depend on, after the header and ranges (a
+     * flush that reads a stamp s then reads interval s's header) */
     for (int j = 0; j < coh.size; j++)
-        __atomic_store_n(&log->deps[j], j == coh.rank ? seq : coh.vc[j],
-                         __ATOMIC_RELAXED);
-    atomic_store_explicit(&log->last_seq, seq, memory_order_release);
+        atomic_store_explicit(&log->stamp[j],
+                              COH_LOG_WORD(seq, j == coh.rank ? seq
+                                                              : coh.vc[j]),
+                              memory_order_release);
     coh_check_log(seq);
 }
 
-const coh_range_t *coh_log_ranges(uint32_t seq, size_t *n)
+int coh_log_ranges(uint32_t seq, uint64_t *first, size_t *n)
 {
     coh_log_t *log = own_log();
-    coh_log_interval_t *iv = &log->iv[seq % COH_LOG_INTERVALS];
+    uint64_t hdr = atomic_load(&log->iv[seq % COH_LOG_INTERVALS]);
+    uint64_t prev = atomic_load(&log->iv[(seq - 1) % COH_LOG_INTERVALS]);
     uint64_t total = atomic_load(&log->ranges_total);
-    if (iv->seq != seq || total - iv->first > COH_LOG_RANGES)
-        return NULL;
-    /* the caller copies; a wrapped interval is reported as lost */
-    if (iv->first % COH_LOG_RANGES + iv->count > COH_LOG_RANGES)
-        return NULL;
-    *n = iv->count;
-    return &log->ranges[iv->first % COH_LOG_RANGES];
+    /* seq - 1's header gives where seq's ranges begin (0 for seq 1:
+     * the ring starts zeroed) */
+    if (COH_LOG_SEQ(hdr) != seq || COH_LOG_SEQ(prev) != seq - 1)
+        return 0;
+    uint32_t count = COH_LOG_LOW(hdr) - COH_LOG_LOW(prev);
+    /* the ranges end at total's low bits or before: back to 64 bits */
+    uint64_t end = total - (uint32_t)((uint32_t)total - COH_LOG_LOW(hdr));
+    if (total - (end - count) > COH_LOG_RANGES)
+        return 0;
+    *first = end - count;
+    *n = count;
+    return 1;
+}
+
+coh_range_t coh_log_range(uint64_t index)
+{
+    const coh_log_range_t *r = &own_log()->ranges[index % COH_LOG_RANGES];
+    coh_range_t out = {COH_LOG_LOW(r->first), COH_LOG_LOW(r->count)};
+    return out;
 }
 
 size_t coh_own_records(void *out, size_t cap, uint32_t *nrecords,
@@ -451,17 +471,21 @@ size_t coh_own_records(void *out, size_t cap, uint32_t *nrecords,
     *overflow = 0;
     for (uint32_t seq = coh.vc_at_barrier[coh.rank] + 1;
          seq <= coh.vc[coh.rank]; seq++) {
-        size_t n;
-        const coh_range_t *r = coh_log_ranges(seq, &n);
+        size_t n = 0;
+        uint64_t first = 0;
+        int kept = coh_log_ranges(seq, &first, &n);
         coh_record_hdr_t rec = {(uint32_t)coh.rank, seq, (uint32_t)n, 0};
-        size_t need = sizeof rec + n * sizeof *r;
-        if (!r || need > cap - len) {
+        size_t need = sizeof rec + n * sizeof(coh_range_t);
+        if (!kept || need > cap - len) {
             *overflow = 1;
             *nrecords = 0;
             return 0;
         }
         memcpy(o + len, &rec, sizeof rec);
-        memcpy(o + len + sizeof rec, r, n * sizeof *r);
+        for (size_t k = 0; k < n; k++) {
+            coh_range_t r = coh_log_range(first + k);
+            memcpy(o + len + sizeof rec + k * sizeof r, &r, sizeof r);
+        }
         len += need;
         count++;
     }

@@ -19,25 +19,39 @@
 #include "transport.h"
 
 /* The published log of this node's intervals lives in the CONTROL transport
- * segment so that other nodes can read it with one-sided gets. */
+ * segment so that other nodes can read it with one-sided gets.  A get is
+ * a copy in any order of the words it covers (a memcpy at the target, an
+ * RDMA read, a copy from a mapping), each aligned 8-byte word read whole:
+ * so every word a reader decides on carries the number of the interval it
+ * belongs to, and a reader never needs two words of one get to be from
+ * the same moment (design.md, "Flush: an acquire from every node"). */
 #define COH_LOG_INTERVALS 16384u
-#define COH_LOG_RANGES    (1u << 20)
+#define COH_LOG_RANGES    (1u << 19)
 
-typedef struct coh_log_interval {
-    uint64_t seq;
-    uint64_t first;      /* index of its first range in the range ring */
-    uint64_t count;
-} coh_log_interval_t;
+/* seq << 32 | low 32 bits of (first + count): interval seq's ranges end
+ * there in the range ring and begin where interval seq - 1's end. */
+typedef uint64_t coh_log_header_t;
+#define COH_LOG_WORD(seq, low) (((uint64_t)(seq) << 32) | (uint32_t)(low))
+#define COH_LOG_SEQ(word)      ((uint32_t)((word) >> 32))
+#define COH_LOG_LOW(word)      ((uint32_t)(word))
+
+/* One range of the ring, both words stamped with the interval's number,
+ * so a range read after it was overwritten is recognised. */
+typedef struct coh_log_range {
+    uint64_t first;      /* COH_LOG_WORD(seq, first page) */
+    uint64_t count;      /* COH_LOG_WORD(seq, pages) */
+} coh_log_range_t;
 
 typedef struct coh_log {
-    _Atomic uint64_t ranges_total;       /* ranges ever written */
-    _Atomic uint64_t last_seq;           /* the last interval published */
-    uint64_t pad[6];
-    /* the vector time of the last interval published: the intervals of
-     * other nodes it may depend on (written before last_seq) */
-    uint32_t deps[COH_MAX_NODES];
-    coh_log_interval_t iv[COH_LOG_INTERVALS];
-    coh_range_t ranges[COH_LOG_RANGES];
+    _Atomic uint64_t ranges_total;       /* ranges ever written (own use) */
+    uint64_t pad[7];
+    /* stamp[k] = COH_LOG_WORD(s, vc[k] at interval s), written after
+     * interval s's header and ranges, for every k (vc[self] = s): a
+     * reader takes the smallest s of the words it read as the head and
+     * each word's vc[k] as a bound of what that head depends on */
+    _Atomic uint64_t stamp[COH_MAX_NODES];
+    _Atomic uint64_t iv[COH_LOG_INTERVALS];    /* coh_log_header_t */
+    coh_log_range_t ranges[COH_LOG_RANGES];
 } coh_log_t;
 
 /* Serialises releases and acquires of this node (application threads). */
@@ -106,9 +120,11 @@ void coh_acquire_vc(const uint32_t *vc);
 void coh_acquire_upto(const uint32_t *target);
 void coh_acquire_all(void);
 
-/* Own log access: the ranges of interval seq, or NULL when it was
- * overwritten. */
-const coh_range_t *coh_log_ranges(uint32_t seq, size_t *n);
+/* Own log access: interval seq's first index in the range ring and its
+ * number of ranges; 0 when it was overwritten.  coh_log_range: the range
+ * at an index given so. */
+int coh_log_ranges(uint32_t seq, uint64_t *first, size_t *n);
+coh_range_t coh_log_range(uint64_t index);
 /* This node's intervals since the last barrier as write-notice records
  * (coh_wire.h layout) in out, at most cap bytes: returns the bytes used
  * and *nrecords; with *overflow set (they do not fit, or the log lost

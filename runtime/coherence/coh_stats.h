@@ -47,7 +47,9 @@
     X(pushes_sent, COH)                                                       \
     X(pushes_applied, COH)                                                    \
     X(parallel_regions, COH)                                                  \
-    X(protocol_ns, COH)
+    X(protocol_ns, COH)                                                       \
+    X(acquire_gets, COH)                                                      \
+    X(acquire_rounds, COH)
 
 #define COH_STATS_FIELD_COH(name) _Atomic uint64_t name;
 #define COH_STATS_FIELD_TP(name)

@@ -3,6 +3,7 @@
  * and flush.
  *
  * Layer: transport.  Entry points: dsm_tp_get, dsm_tp_get_batch,
+ * dsm_tp_get_many,
  * dsm_tp_put, dsm_tp_put_nb, dsm_tp_flush (any application thread and the fault handler; not from
  * active-message handlers, which must not block), tp_resolve (also used by
  * tp_atomic.c).
@@ -158,6 +159,75 @@ static dsm_status_t tp_get_batch_here(int rank, dsm_tp_segment_t seg,
     return st;
 }
 
+/* Gets from several nodes: copies first (own and mapped segments), then
+ * the remote ones in flight together, GETS_IN_FLIGHT at a time. */
+static dsm_status_t tp_get_many_here(dsm_tp_segment_t seg,
+                                     const dsm_tp_get_any_t *items, size_t n)
+{
+    tp_check_not_in_handler("dsm_tp_get_many");
+    if (!tp.initialized)
+        return DSM_ERR_STATE;
+    if (!tp_seg_valid(seg))
+        return DSM_ERR_INVALID;
+    dsm_status_t st = DSM_OK;
+    size_t remote = 0;
+    for (size_t i = 0; i < n && st == DSM_OK; i++) {
+        st = tp_check_rank(items[i].rank);
+        if (st != DSM_OK)
+            break;
+        if (items[i].rank == tp.rank || tp.peers[items[i].rank].direct[seg])
+            st = tp_get_here(items[i].rank, seg, items[i].offset,
+                             items[i].local, items[i].len);
+        else
+            remote++;
+    }
+    for (size_t next = 0; remote && st == DSM_OK;) {
+        ucs_status_ptr_t reqs[GETS_IN_FLIGHT];
+        int ranks[GETS_IN_FLIGHT];
+        size_t issued = 0;
+        dsm_activity_saved_t saved = {0};
+        int board = 0;
+        for (; next < n && issued < GETS_IN_FLIGHT; next++) {
+            const dsm_tp_get_any_t *it = &items[next];
+            if (it->rank == tp.rank || tp.peers[it->rank].direct[seg])
+                continue;
+            remote--;
+            uint64_t raddr;
+            ucp_rkey_h rkey;
+            st = tp_resolve(it->rank, seg, it->offset, it->len, &raddr,
+                            &rkey);
+            if (st == DSM_OK && !it->local)
+                st = DSM_ERR_INVALID;
+            DSM_INVARIANT(!(it->len && dsm_sys_sharable(it->local, it->len)),
+                          "a get into sharable memory");
+            if (st != DSM_OK)
+                break;
+            if (!board) {
+                /* the board names one node: the first asked */
+                dsm_activity_fetch_begin(&saved, it->rank, (uint32_t)seg,
+                                         it->offset);
+                board = 1;
+            }
+            ranks[issued] = it->rank;
+            reqs[issued++] = it->len ? ucp_get_nbx(tp.peers[it->rank].ep,
+                                                   it->local, it->len, raddr,
+                                                   rkey, &host_memory)
+                                     : NULL;
+            tp_count_get(it->len);
+        }
+        /* every issued request is waited for, even after a failure: UCX
+         * still writes into its buffer */
+        for (size_t i = 0; i < issued; i++) {
+            dsm_status_t w = tp_wait_request(reqs[i], "a get from", ranks[i]);
+            if (st == DSM_OK)
+                st = w;
+        }
+        if (board)
+            dsm_activity_end(&saved);
+    }
+    return st;
+}
+
 /* Issue the put; *req receives the UCX request (NULL if done at once). */
 static dsm_status_t start_put(int rank, dsm_tp_segment_t seg,
                               uint64_t offset, const void *local, size_t len,
@@ -283,6 +353,7 @@ typedef struct rma_call {
     const void *clocal;
     size_t len;
     const dsm_tp_get_item_t *items;
+    const dsm_tp_get_any_t *many;
     dsm_status_t st;
 } rma_call_t;
 
@@ -295,6 +366,11 @@ static void get_batch_body(void *p)
 {
     rma_call_t *c = p;
     c->st = tp_get_batch_here(c->rank, c->seg, c->items, c->len);
+}
+static void get_many_body(void *p)
+{
+    rma_call_t *c = p;
+    c->st = tp_get_many_here(c->seg, c->many, c->len);
 }
 static void put_body(void *p)
 {
@@ -330,6 +406,16 @@ dsm_status_t dsm_tp_get_batch(int rank, dsm_tp_segment_t seg,
         return tp_get_batch_here(rank, seg, items, n);
     rma_call_t c = {.rank = rank, .seg = seg, .items = items, .len = n};
     dsm_sys_on_rtstack(get_batch_body, &c);
+    return c.st;
+}
+
+dsm_status_t dsm_tp_get_many(dsm_tp_segment_t seg,
+                             const dsm_tp_get_any_t *items, size_t n)
+{
+    if (!dsm_sys_stack_sharable())
+        return tp_get_many_here(seg, items, n);
+    rma_call_t c = {.seg = seg, .many = items, .len = n};
+    dsm_sys_on_rtstack(get_many_body, &c);
     return c.st;
 }
 

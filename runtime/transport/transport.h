@@ -9,6 +9,7 @@
  *   dsm_tp_am_*                     active messages with registered handlers
  *   dsm_tp_get / dsm_tp_put         one-sided RMA on registered segments
  *   dsm_tp_get_batch                several gets in flight at once
+ *   dsm_tp_get_many                 the same across several nodes
  *   dsm_tp_atomic_*                 remote atomics on registered segments
  *   dsm_tp_progress / dsm_tp_wait_* progress while a thread waits
  *
@@ -168,6 +169,20 @@ typedef struct dsm_tp_get_item {
 DSM_MUST_CHECK
 dsm_status_t dsm_tp_get_batch(int rank, dsm_tp_segment_t seg,
                               const dsm_tp_get_item_t *items, size_t n);
+/* Gets from several nodes, all in flight at once (one round trip for the
+ * lot, the nodes' progress threads serving them in parallel); the items of
+ * the calling node and of mapped peers are copies.  Gets of one call may
+ * be served in any order: a caller that needs one read ordered after
+ * another makes two calls.  The first failure is returned. */
+typedef struct dsm_tp_get_any {
+    int rank;
+    uint64_t offset;
+    void *local;
+    size_t len;
+} dsm_tp_get_any_t;
+DSM_MUST_CHECK
+dsm_status_t dsm_tp_get_many(dsm_tp_segment_t seg,
+                             const dsm_tp_get_any_t *items, size_t n);
 /* Non-blocking put: the buffer must stay valid until the same thread's
  * next dsm_tp_flush. */
 DSM_MUST_CHECK
