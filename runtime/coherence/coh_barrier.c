@@ -60,7 +60,8 @@ static char *depart_buf;
 static size_t depart_len;
 static volatile int depart_ready;
 
-/* Node 0: takes what other nodes attach to their join arrivals. */
+/* Node 0: takes what other nodes attach to their barrier and join
+ * arrivals. */
 static dsm_coh_join_extra_fn join_extra_handler;
 
 /* One-way joins.  Node 0: a departure held in depart_buf, not yet sent.
@@ -229,7 +230,7 @@ static void depart_and_move(const char *buf, size_t len)
 /* Node 0: wait for every arrival and build the departure in depart_buf
  * (records, then the planned home moves); the next arrivals may come as
  * soon as it is built. */
-static void gather_departure(void)
+static void gather_departure(int join)
 {
     dsm_tp_wait_flag_on(&gather_complete, "every node's barrier arrival", -1,
                         DSM_ACTIVITY_ABOUT_EPOCH, epoch, 0);
@@ -258,7 +259,7 @@ static void gather_departure(void)
         hdr.push_len = (uint32_t)coh_push_build(
             depart_buf + gather_records_offset(),
             out - n * sizeof *moves - gather_records_offset(), hdr.nrecords,
-            epoch, depart_buf + out, GATHER_BYTES - out);
+            epoch, join, depart_buf + out, GATHER_BYTES - out);
         out += hdr.push_len;
     }
     memcpy(depart_buf, &hdr, sizeof hdr);
@@ -335,17 +336,17 @@ void coh_join_finish_with(const void *departure, size_t len)
     depart_and_move(departure, len);
 }
 
-void coh_barrier_global(void)
+void coh_barrier_global(const void *extra, size_t extra_len)
 {
     coh_protocol_lock();
     coh_join_finish();
     coh_release_before_arrival(coh_barriers_quiescent());
     if (coh.rank == 0) {
         gather_add(0, arrive_buf, build_arrive(NULL, 0));
-        gather_departure();
+        gather_departure(0);
         send_departure();
     } else {
-        send_arrival(NULL, 0);
+        send_arrival(extra, extra_len);
         wait_departure();
     }
     depart_and_move(depart_buf, depart_len);
@@ -377,7 +378,7 @@ static void join_body(void *arg)
     coh_release_before_arrival(coh_barriers_quiescent());
     if (coh.rank == 0) {
         gather_add(0, arrive_buf, build_arrive(NULL, 0));
-        gather_departure();
+        gather_departure(1);
         coh_wire_depart_t d = depart(depart_buf, depart_len);
         if (!d.hdr.overflow && d.hdr.nmigrations) {
             send_departure();
@@ -455,7 +456,13 @@ dsm_status_t dsm_barrier_threads(int threads_per_node)
     return DSM_OK;
 }
 
-static dsm_status_t barrier_body(void)
+typedef struct barrier_call {
+    const void *extra;
+    size_t extra_len;
+    dsm_status_t st;
+} barrier_call_t;
+
+static dsm_status_t barrier_body(const void *extra, size_t extra_len)
 {
     uint32_t gen = dsm_local_barrier_gen(&local_barrier);
     if (!dsm_local_barrier_arrive(&local_barrier,
@@ -463,18 +470,36 @@ static dsm_status_t barrier_body(void)
         dsm_local_barrier_wait(&local_barrier, gen, LOCAL_SPINS);
         return DSM_OK;
     }
-    coh_barrier_global();
+    coh_barrier_global(extra, extra_len);
     dsm_local_barrier_release(&local_barrier, gen);
     return DSM_OK;
 }
 
-static void barrier_call(void *status) { *(dsm_status_t *)status = barrier_body(); }
+static void barrier_call(void *arg)
+{
+    barrier_call_t *c = arg;
+    c->st = barrier_body(c->extra, c->extra_len);
+}
 
 dsm_status_t dsm_barrier(void)
 {
     if (!coh.initialized)
         return DSM_ERR_STATE;
-    dsm_status_t st;
-    dsm_sys_on_rtstack(barrier_call, &st);
-    return st;
+    barrier_call_t c = {NULL, 0, DSM_OK};
+    dsm_sys_on_rtstack(barrier_call, &c);
+    return c.st;
+}
+
+dsm_status_t dsm_coh_barrier_with(const void *extra, size_t extra_len)
+{
+    if (!coh.initialized)
+        return DSM_ERR_STATE;
+    /* with several threads per node only the last one's bytes would go */
+    if (extra_len > COH_JOIN_EXTRA_MAX ||
+        (extra_len && (!extra || coh.rank == 0 ||
+                       atomic_load(&local_threads) != 1)))
+        return DSM_ERR_INVALID;
+    barrier_call_t c = {extra, extra_len, DSM_OK};
+    dsm_sys_on_rtstack(barrier_call, &c);
+    return c.st;
 }

@@ -55,6 +55,9 @@ static void export_body(void *arg)
     size_t len = coh_own_records(out + sizeof hdr, c->cap - sizeof hdr,
                                  &hdr.nrecords, &overflow);
     hdr.overflow = (uint32_t)overflow;
+    /* the readers' copies these drop come back at their next departure */
+    if (!overflow)
+        coh_push_forked(out + sizeof hdr, hdr.nrecords);
     /* a departure held since the last join goes along when it fits */
     hdr.depart_len = (uint32_t)coh_join_embed(out + sizeof hdr + len,
                                               c->cap - sizeof hdr - len);

@@ -365,7 +365,7 @@ dsm_status_t dsm_coh_init(const dsm_coh_init_args_t *args)
 static void final_barrier_call(void *arg)
 {
     (void)arg;
-    coh_barrier_global();
+    coh_barrier_global(NULL, 0);
 }
 
 dsm_status_t dsm_finalize(void)

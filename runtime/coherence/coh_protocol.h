@@ -159,10 +159,12 @@ uintptr_t coh_prefetch_pending(void);
  * invalidation which it must keep, coh_push_end after.
  * coh_push_installed: a get filled the pages' copies, or this node wrote
  * one (any thread, the fault handler included; page locks held).
- * coh_push_home_moved: a home move took the page. */
+ * coh_push_home_moved: a home move took the page.  coh_push_forked: node
+ * 0 exported these records of its own in a fork's hand-off (their pages'
+ * next push at a barrier, not a join, is the whole page). */
 dsm_status_t coh_push_setup(void);
 size_t coh_push_build(const char *records, size_t records_len,
-                      uint32_t nrecords, uint64_t epoch, char *out,
+                      uint32_t nrecords, uint64_t epoch, int join, char *out,
                       size_t cap);
 void coh_push_begin(uint64_t epoch);
 void coh_push_apply(const unsigned char *push, size_t len, uint64_t epoch);
@@ -170,6 +172,7 @@ int coh_push_kept(size_t index);
 void coh_push_end(void);
 void coh_push_installed(size_t first, size_t n);
 void coh_push_home_moved(size_t index);
+void coh_push_forked(const char *records, uint32_t nrecords);
 
 /* Handler registration, before dsm_tp_init, in coherence's id range. */
 static inline dsm_status_t coh_am_register(unsigned id,
@@ -212,8 +215,9 @@ size_t coh_migrate_plan(const char *records, size_t len, uint32_t nrecords,
                         size_t max_moves, const coh_migration_t **out);
 void coh_migrate_apply(const char *list, size_t n);
 
-/* The global part of a barrier: one thread per node. */
-void coh_barrier_global(void);
+/* The global part of a barrier: one thread per node; a node other than 0
+ * may attach extra bytes to its arrival (dsm_coh_barrier_with). */
+void coh_barrier_global(const void *extra, size_t extra_len);
 
 /* One-way joins (coh_barrier.c), protocol mutex held: before any other
  * global step, node 0 sends a departure it holds and the other nodes wait

@@ -22,9 +22,22 @@
  * it equals node 0's snapshot, so the diff makes it node 0's page of
  * departure E.  (An atomic writes its value into the caller's copy: that
  * stamps it too.)  A whole page, sent at a page's second naming and every
- * PUSH_FULL_EVERY pushes, may replace any clean copy.  The invariants
+ * PUSH_FULL_EVERY pushes, and at the first barrier (not a join) that
+ * names a page after a hand-off that named it, may replace any clean copy.  The invariants
  * build carries hashes of node 0's page and of the snapshot with each
  * entry and checks the copy before and after (rule U1).
+ *
+ * Why after a fork: the hand-off's notices of node 0's serial writes drop
+ * every reader's copy, and a copy fetched again after departure E - 1
+ * (stamp 2E) cannot take departure E's diff; dropped again, it is fetched
+ * again in epoch E, and so on: a page node 0 writes before every region
+ * and after every reduction (the master's stack page holding `sum` and
+ * the region's arguments) was fetched after every barrier of a region
+ * until the next whole page, ~16 barriers on average
+ * (coh_push_forked; performance.md, "Critical path of a reduction").
+ * Not at the join: when node 0's serial code writes the page again before
+ * the next region, that fork's notices drop the page anyway, and the
+ * whole page would only make every FORK 4 KiB longer (tiny).
  *
  * Layer: coherence.  coh_push_installed: the fault handler and the
  * protocol's gets (plain stores under the pages' locks).  Everything
@@ -57,6 +70,7 @@ static uint32_t kept_mark;             /* 2E + 1 during departure E, or 0 */
 /* node 0 */
 static char *snap;                     /* snapshot shadow */
 static uint8_t *snap_ok, *snap_skip, *snap_count;
+static uint8_t *snap_forked;           /* named by node 0's last hand-off */
 static uint32_t *snap_seen;            /* epoch + 1 of the last look */
 static unsigned char *enc;             /* one page's encoding */
 #define PUSH_MAX_PAGES (PUSH_BYTES / sizeof(coh_diff_page_t))
@@ -77,9 +91,11 @@ dsm_status_t coh_push_setup(void)
     snap_ok = coh_table_alloc(coh.npages);
     snap_skip = coh_table_alloc(coh.npages);
     snap_count = coh_table_alloc(coh.npages);
+    snap_forked = coh_table_alloc(coh.npages);
     snap_seen = coh_table_alloc(coh.npages * sizeof *snap_seen);
     enc = coh_table_alloc(DSM_DIFF_MAX_ENCODED(DSM_PAGE_SIZE));
-    if (!snap || !snap_ok || !snap_skip || !snap_count || !snap_seen || !enc)
+    if (!snap || !snap_ok || !snap_skip || !snap_count || !snap_forked ||
+        !snap_seen || !enc)
         return DSM_ERR_NOMEM;
     dsm_sys_dump_exclude(snap, coh.npages << DSM_PAGE_SHIFT);
     return DSM_OK;
@@ -145,8 +161,8 @@ static size_t put_entry(size_t p, const char *page, size_t n, int full,
 
 /* One page named at gather `epoch`: push its change (or, when readers
  * may have lost the chain of snapshots, the whole page) when small. */
-static size_t push_page(size_t p, uint64_t epoch, char *out, size_t len,
-                        size_t cap, uint32_t *npages)
+static size_t push_page(size_t p, uint64_t epoch, int join, char *out,
+                        size_t len, size_t cap, uint32_t *npages)
 {
     coh_page_t *pg = &coh.pages[p];
     uint8_t flags = atomic_load(&pg->flags);
@@ -180,6 +196,13 @@ static size_t push_page(size_t p, uint64_t epoch, char *out, size_t len,
     /* now and then the whole page, for readers that fetched it again (a
      * lock, their own write) and so no longer hold the last snapshot */
     int full = ++snap_count[p] % PUSH_FULL_EVERY == 0;
+    /* at a join the next fork's notices may drop the page again anyway
+     * (node 0's serial code writes it before every region): the mark
+     * waits for a barrier inside a region */
+    if (snap_forked[p] && !join) {
+        snap_forked[p] = 0;
+        full = 1;
+    }
     size_t put = put_entry(p, page, n, full, out, len, cap, npages);
     if (!put && full)
         put = put_entry(p, page, n, 0, out, len, cap, npages);
@@ -189,7 +212,7 @@ static size_t push_page(size_t p, uint64_t epoch, char *out, size_t len,
 }
 
 size_t coh_push_build(const char *records, size_t records_len,
-                      uint32_t nrecords, uint64_t epoch, char *out,
+                      uint32_t nrecords, uint64_t epoch, int join, char *out,
                       size_t cap)
 {
     (void)records_len;
@@ -210,7 +233,7 @@ size_t coh_push_build(const char *records, size_t records_len,
             coh_range_t rg;
             memcpy(&rg, ranges + r * sizeof rg, sizeof rg);
             for (size_t p = rg.first; p < (size_t)rg.first + rg.count; p++)
-                len = push_page(p, epoch, out, len, cap, &npages);
+                len = push_page(p, epoch, join, out, len, cap, &npages);
         }
     }
     if (!npages)
@@ -222,6 +245,25 @@ size_t coh_push_build(const char *records, size_t records_len,
     len += nhash * sizeof *hashes;
     COH_STAT_ADD(pushes_sent, npages);
     return len;
+}
+
+void coh_push_forked(const char *records, uint32_t nrecords)
+{
+    if (!enabled || coh.rank != 0)
+        return;
+    size_t pos = 0;
+    for (uint32_t k = 0; k < nrecords; k++) {
+        coh_record_hdr_t rec;
+        const unsigned char *ranges;
+        coh_wire_record_next((const unsigned char *)records, &pos, &rec,
+                             &ranges);
+        for (uint32_t r = 0; r < rec.nranges; r++) {
+            coh_range_t rg;
+            memcpy(&rg, ranges + r * sizeof rg, sizeof rg);
+            for (size_t p = rg.first; p < (size_t)rg.first + rg.count; p++)
+                snap_forked[p] = 1;
+        }
+    }
 }
 
 /* A valid copy of ours, clean (written copies were diffed to node 0 at

@@ -157,6 +157,14 @@ dsm_status_t dsm_coh_join(void (*wake_others)(void *), void *arg,
 typedef void (*dsm_coh_join_extra_fn)(int src, const void *bytes,
                                       size_t len);
 void dsm_coh_join_extra_handler(dsm_coh_join_extra_fn fn);
+
+/* dsm_barrier whose arrival carries extra_len bytes (at most 1024) from a
+ * node other than 0, handed to node 0's dsm_coh_join_extra_handler as a
+ * join's are: one message where the layer above would send its own just
+ * before the arrival.  Only with dsm_barrier_threads(1) (one caller per
+ * node, as the fork-join layer does), else DSM_ERR_INVALID. */
+DSM_MUST_CHECK
+dsm_status_t dsm_coh_barrier_with(const void *extra, size_t extra_len);
 DSM_MUST_CHECK
 dsm_status_t dsm_coh_join_settle(void);
 

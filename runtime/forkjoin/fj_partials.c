@@ -14,13 +14,15 @@
  * same-host lane), a send costs the sender some microseconds of its own
  * time (7-8 us over TCP between namespace hosts: the kernel's whole path
  * runs in the send), and a region with a reduction sent two in a row,
- * REDUCE then its join arrival.  So such a node keeps its latest partial
- * result back and attaches it to its arrival at the region's join
- * (dsm_coh_join's extra bytes), which node 0 takes like a REDUCE.  Node
+ * REDUCE then its barrier or join arrival.  So such a node keeps its
+ * latest partial result back and attaches it to its next arrival, at a
+ * barrier or at the region's join (the extra bytes of dsm_coh_barrier_with
+ * and dsm_coh_join), which node 0 takes like a REDUCE: an `omp for
+ * reduction` is then one message each way, as an allreduce.  Node
  * 0's holder waits for it inside the reduction, so a kept partial must
- * not wait for long: it is sent on its own before anything that could
- * make this node wait for node 0 (fj_partials_flush: barriers, locks,
- * waits on node 0's words, the next reduction), and at once when node 0
+ * not wait for long: it is sent on its own before anything else that
+ * could make this node wait for node 0 (fj_partials_flush: locks, waits
+ * on node 0's words, the next reduction), and at once when node 0
  * asks for it (PULL, after PULL_AFTER_NS of waiting: a node computing
  * long after a nowait reduction).  A PULL may arrive before the partial
  * it asks for is made (this node was slow to reach the reduction, under
@@ -35,7 +37,8 @@
  * Layer: forkjoin.  fj_partials_register: start-up, before the transport
  * starts.  fj_partials_send: the combining thread of a node other than 0.
  * fj_partials_flush: any thread of such a node before it may wait for
- * node 0; fj_partials_take: its leader at the join.
+ * node 0; fj_partials_take: the thread doing its global barrier or join
+ * part.
  * fj_partials_wait / fj_partials_release: node 0's combining thread.  The
  * handlers copy and set a flag, or send: no malloc, no stdio, never
  * block.

@@ -27,10 +27,10 @@ void fj_partials_send(uint64_t region, uint64_t seq, const void *bytes,
 const void *fj_partials_wait(int src, uint64_t region, uint64_t seq,
                              size_t len);
 void fj_partials_release(int src, uint64_t seq);
-/* A node other than 0: send a partial result kept back for the join now
- * (before anything that may wait for node 0); take it for the join's
- * arrival instead: *len bytes (0 when none is kept) in a buffer of the
- * calling thread, valid until its next call. */
+/* A node other than 0: send a partial result kept back for the next
+ * arrival now (before anything else that may wait for node 0); take it
+ * for a barrier's or the join's arrival instead: *len bytes (0 when none
+ * is kept) in a buffer of the calling thread, valid until its next call. */
 #define FJ_PARTIAL_MSG_MAX (16 + FJ_RED_MAX_BYTES)
 void fj_partials_flush(void);
 const void *fj_partials_take(size_t *len);
