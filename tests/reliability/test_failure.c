@@ -262,7 +262,11 @@ static void check_stopped_node(int rank)
              rank);
     if (!strstr(out, expected))
         fail_msg("no node reported the timeout of node %d", rank);
-    assert_true(ended >= STOP_TIMEOUT_S - 0.5);   /* not before DSM_TIMEOUT */
+    /* not at once: the peers count DSM_TIMEOUT from the stopped node's
+     * last heartbeat, sent every DSM_TIMEOUT / 4 and later when it was
+     * short of CPU, so up to a period or two before the stop (2.37 s after
+     * it under load in the sanitizer build) */
+    assert_true(ended >= STOP_TIMEOUT_S / 2.0);
 }
 
 static void test_stopped_worker_times_out(void **state)
