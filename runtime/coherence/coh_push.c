@@ -211,6 +211,50 @@ static size_t push_page(size_t p, uint64_t epoch, int join, char *out,
     return len + put;
 }
 
+/* Every page the write-notice records name, in record and range order. */
+typedef struct named {
+    const unsigned char *records;
+    size_t pos;
+    uint32_t left;                   /* records not yet opened */
+    uint32_t nranges, range;         /* of the open record */
+    const unsigned char *ranges;
+    size_t page, end;                /* the open range: [page, end) */
+} named_t;
+
+static named_t named_first(const char *records, uint32_t nrecords)
+{
+    named_t it = {.records = (const unsigned char *)records,
+                  .left = nrecords};
+    return it;
+}
+
+/* Moves to the next named page (it->page); 0 when there is none. */
+static int named_next(named_t *it)
+{
+    if (it->page + 1 < it->end) {
+        it->page++;
+        return 1;
+    }
+    for (;;) {
+        if (it->range < it->nranges) {
+            coh_range_t rg;
+            memcpy(&rg, it->ranges + it->range++ * sizeof rg, sizeof rg);
+            if (rg.count == 0)
+                continue;
+            it->page = rg.first;
+            it->end = (size_t)rg.first + rg.count;
+            return 1;
+        }
+        if (it->left == 0)
+            return 0;
+        it->left--;
+        coh_record_hdr_t rec;
+        coh_wire_record_next(it->records, &it->pos, &rec, &it->ranges);
+        it->nranges = rec.nranges;
+        it->range = 0;
+    }
+}
+
 size_t coh_push_build(const char *records, size_t records_len,
                       uint32_t nrecords, uint64_t epoch, int join, char *out,
                       size_t cap)
@@ -222,20 +266,10 @@ size_t coh_push_build(const char *records, size_t records_len,
         cap = PUSH_BYTES;
     if (cap < sizeof(coh_msg_diff_t))
         return 0;
-    size_t len = sizeof(coh_msg_diff_t), pos = 0;
+    size_t len = sizeof(coh_msg_diff_t);
     uint32_t npages = 0;
-    for (uint32_t k = 0; k < nrecords; k++) {
-        coh_record_hdr_t rec;
-        const unsigned char *ranges;
-        coh_wire_record_next((const unsigned char *)records, &pos, &rec,
-                             &ranges);
-        for (uint32_t r = 0; r < rec.nranges; r++) {
-            coh_range_t rg;
-            memcpy(&rg, ranges + r * sizeof rg, sizeof rg);
-            for (size_t p = rg.first; p < (size_t)rg.first + rg.count; p++)
-                len = push_page(p, epoch, join, out, len, cap, &npages);
-        }
-    }
+    for (named_t it = named_first(records, nrecords); named_next(&it);)
+        len = push_page(it.page, epoch, join, out, len, cap, &npages);
     if (!npages)
         return 0;
     uint32_t nhash = DSM_INVARIANTS_ON ? 2 * npages : 0;
@@ -251,19 +285,8 @@ void coh_push_forked(const char *records, uint32_t nrecords)
 {
     if (!enabled || coh.rank != 0)
         return;
-    size_t pos = 0;
-    for (uint32_t k = 0; k < nrecords; k++) {
-        coh_record_hdr_t rec;
-        const unsigned char *ranges;
-        coh_wire_record_next((const unsigned char *)records, &pos, &rec,
-                             &ranges);
-        for (uint32_t r = 0; r < rec.nranges; r++) {
-            coh_range_t rg;
-            memcpy(&rg, ranges + r * sizeof rg, sizeof rg);
-            for (size_t p = rg.first; p < (size_t)rg.first + rg.count; p++)
-                snap_forked[p] = 1;
-        }
-    }
+    for (named_t it = named_first(records, nrecords); named_next(&it);)
+        snap_forked[it.page] = 1;
 }
 
 /* A valid copy of ours, clean (written copies were diffed to node 0 at
