@@ -85,7 +85,9 @@ size_t dsm_activity_describe(const dsm_activity_entry_t *e, char *buf,
         memcpy(what, e->what, sizeof what);
         what[sizeof what - 1] = '\0';
         used = append(buf, len, used, "waiting for %s", what);
-        if (e->peer >= 0)
+        if (e->peer >= 0 && e->about == DSM_ACTIVITY_ABOUT_TRANSFER)
+            used = append(buf, len, used, " node %d", (int)e->peer);
+        else if (e->peer >= 0)
             used = append(buf, len, used, " from node %d", (int)e->peer);
         used = append_about(buf, len, used, e);
         break;

@@ -41,6 +41,8 @@ typedef enum dsm_activity_about {
     DSM_ACTIVITY_ABOUT_TEAM_BARRIER, /* arg: parallel region, arg2: barrier */
     DSM_ACTIVITY_ABOUT_WORD,         /* arg: offset of a control word,
                                         arg2: the value awaited */
+    DSM_ACTIVITY_ABOUT_TRANSFER,     /* what names a transfer to or from
+                                        peer ("a put to"): no argument */
     DSM_ACTIVITY_ABOUT_COUNT
 } dsm_activity_about_t;
 

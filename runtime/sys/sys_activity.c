@@ -142,6 +142,18 @@ void dsm_activity_wait_about(dsm_activity_saved_t *saved, const char *what,
     set(DSM_ACTIVITY_WAITING, peer, arg, 0, what, about, arg2);
 }
 
+int dsm_activity_transfer_begin(dsm_activity_saved_t *saved, const char *what,
+                                int peer)
+{
+    uint32_t kind = entry()->kind;
+    if (kind != DSM_ACTIVITY_COMPUTING && kind != DSM_ACTIVITY_UNUSED)
+        return 0;
+    save(saved);
+    set(DSM_ACTIVITY_WAITING, peer, 0, 0, what, DSM_ACTIVITY_ABOUT_TRANSFER,
+        0);
+    return 1;
+}
+
 void dsm_activity_fetch_begin(dsm_activity_saved_t *saved, int peer,
                               uint32_t seg, uint64_t offset)
 {

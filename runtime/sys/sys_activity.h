@@ -43,6 +43,12 @@ void dsm_activity_wait_begin(dsm_activity_saved_t *saved, const char *what,
 void dsm_activity_wait_about(dsm_activity_saved_t *saved, const char *what,
                              int peer, uint32_t about, uint64_t arg,
                              uint64_t arg2);
+/* A transfer to or from node peer (`what`: "a put to", "a get from")
+ * has not completed: recorded only when the thread is computing or has
+ * recorded nothing, so a fetch or a wait that says more is kept.  Returns
+ * whether it recorded; only then call dsm_activity_end. */
+int dsm_activity_transfer_begin(dsm_activity_saved_t *saved, const char *what,
+                                int peer);
 /* Reading len bytes at offset of segment seg of node peer. */
 void dsm_activity_fetch_begin(dsm_activity_saved_t *saved, int peer,
                               uint32_t seg, uint64_t offset);

@@ -170,6 +170,8 @@ dsm_status_t tp_wait_request(ucs_status_ptr_t request, const char *what,
         return tp_status(UCS_PTR_STATUS(request));
     ucs_status_t st = ucp_request_check_status(request);
     if (st == UCS_INPROGRESS) {
+        dsm_activity_saved_t saved;
+        int recorded = dsm_activity_transfer_begin(&saved, what, rank);
         tp_wait_t w;
         tp_wait_begin(&w);
         do {
@@ -177,6 +179,8 @@ dsm_status_t tp_wait_request(ucs_status_ptr_t request, const char *what,
             tp_wait_check(&w, what, rank);
         } while ((st = ucp_request_check_status(request)) == UCS_INPROGRESS);
         tp_wait_end(&w);
+        if (recorded)
+            dsm_activity_end(&saved);
     }
     ucp_request_free(request);
     return tp_status(st);

@@ -47,8 +47,14 @@ static void test_each_kind(void **state)
     e.arg = (1ull << 63) | 0x601040;
     describe(&e, "waiting for a lock grant from node 3 (named lock "
              "0x601040)");
-    e.about = 0;
+    e.about = DSM_ACTIVITY_ABOUT_TRANSFER;
     e.arg = 0;
+    strcpy(e.what, "a put to");
+    describe(&e, "waiting for a put to node 3");
+    e.peer = -1;
+    strcpy(e.what, "the send of a put");
+    describe(&e, "waiting for the send of a put");
+    e.about = 0;
     e.kind = DSM_ACTIVITY_FETCHING;
     e.peer = 0;
     e.arg = (uint64_t)page * 27 + 8;
