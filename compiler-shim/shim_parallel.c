@@ -56,14 +56,14 @@ void __kmpc_push_num_threads(ident_t *loc, kmp_int32 gtid,
     fj_push_num_threads(num_threads);
 }
 
-/* thread_limit of the next teams construct of this thread; its num_teams
- * needs nothing: the league has one team, as many as the clause allows
- * at most (fj_teams.c). */
-static __thread int pushed_teams_thread_limit;
+/* num_teams and thread_limit of this thread's next teams construct (0:
+ * no clause) */
+static __thread int pushed_num_teams, pushed_teams_thread_limit;
 
 void __kmpc_push_num_teams(ident_t *loc, kmp_int32 gtid, kmp_int32 num_teams,
                            kmp_int32 num_threads)
 {
+    pushed_num_teams = num_teams;
     pushed_teams_thread_limit = num_threads;
 }
 
@@ -77,8 +77,8 @@ void __kmpc_fork_teams(ident_t *loc, kmp_int32 argc, kmpc_micro microtask,
     for (int i = 0; i < n; i++)
         args[i] = va_arg(ap, void *);
     va_end(ap);
-    int limit = pushed_teams_thread_limit;
-    pushed_teams_thread_limit = 0;
+    int num_teams = pushed_num_teams, limit = pushed_teams_thread_limit;
+    pushed_num_teams = pushed_teams_thread_limit = 0;
     if (fj_level() > 0) {
         char where[1024];
         dsm_fatal("dsmomp: teams inside a parallel region is not supported "
@@ -87,7 +87,8 @@ void __kmpc_fork_teams(ident_t *loc, kmp_int32 argc, kmpc_micro microtask,
                   shim_location(loc, __builtin_return_address(0), where,
                                 sizeof where));
     }
-    fj_teams(shim_where(loc), limit, (fj_microtask_t)microtask, argc, args);
+    fj_teams(shim_where(loc), num_teams, limit, (fj_microtask_t)microtask,
+             argc, args);
 }
 
 void __kmpc_serialized_parallel(ident_t *loc, kmp_int32 gtid)

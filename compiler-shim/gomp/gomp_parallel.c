@@ -225,19 +225,18 @@ void GOMP_parallel_sections(void (*fn)(void *), void *data,
                   GOMP_WORK_SECTIONS, &sections);
 }
 
-/* teams on the host (gcc 11 and later): a league of one team, whose
- * parallel regions span the cluster (fj_teams.c).  num_teams is an upper
- * bound, libgomp's default of 3 an implementation choice; flags carry
- * nothing for the host. */
+/* teams on the host (gcc 11 and later): num_teams teams in turn (0: no
+ * clause, one team, where libgomp makes 3), whose parallel regions span
+ * the cluster (fj_teams.c); flags carry nothing for the host. */
 void GOMP_teams_reg(void (*fn)(void *), void *data, unsigned num_teams,
                     unsigned thread_limit, unsigned flags)
 {
-    (void)num_teams;
     (void)flags;
     check_fault_handler();
     char where[512];
     fj_teams_run(gomp_location(__builtin_return_address(0), where,
                                sizeof where),
+                 num_teams > INT32_MAX ? INT32_MAX : (int)num_teams,
                  thread_limit > INT32_MAX ? 0 : (int)thread_limit, fn, data);
 }
 

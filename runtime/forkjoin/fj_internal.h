@@ -76,6 +76,8 @@ typedef struct fj_fork_msg {
                                 node 0's master forks inside serialised
                                 regions */
     int32_t icv_max_active_levels;
+    int32_t team_num;        /* in a teams region: the team, of num_teams */
+    int32_t num_teams;       /* 1 outside teams regions */
     int32_t pad;
     uint64_t args[FJ_MAX_ARGS];
 } fj_fork_msg_t;
@@ -172,6 +174,9 @@ typedef struct fj_team {
      * cluster's team) with that thread's number there and its level;
      * levels between parent_level and level were serialised */
     int level, active_level;
+    /* the league it belongs to (omp_get_team_num, omp_get_num_teams):
+     * team 0 of 1 outside teams regions */
+    int team_num, num_teams;
     struct fj_team *parent;
     int parent_level, parent_num;
     /* the team-wide words: NULL for node 0's CONTROL copy (the cluster's
@@ -210,6 +215,7 @@ typedef struct fj_thread {
     int serial;              /* serialised regions nested inside */
     int pushed;              /* num_threads for the next fork, 0: none */
     int in_teams;            /* in a teams region's initial thread */
+    int team_num, num_teams; /* there: its team, of num_teams (fj_teams.c) */
     int red_locked;          /* holds a reduction's cluster lock */
     /* constructs met in the current region, in the order every member
      * meets them */

@@ -2,8 +2,9 @@
  * ex_teams.c - the teams construct on the host, as programs written for
  * accelerators run when built without offloading: target teams distribute
  * parallel for with a reduction, teams with num_teams and thread_limit,
- * distribute with dist_schedule, a parallel region in a team, and work
- * split by hand with omp_get_team_num and omp_get_num_teams.  The number
+ * distribute with and without dist_schedule, a parallel region in a team
+ * whose threads must all be in that team, and work split by hand with
+ * omp_get_team_num and omp_get_num_teams.  The number
  * of teams is the implementation's choice (at most num_teams), so only
  * results that do not depend on it are printed.
  * Layer: tests, corpus 'programs'.
@@ -106,6 +107,41 @@ int main(void)
     }
     bad += check("split by team", (double)total, (double)N * (N - 1) / 2);
     printf("result: split by team %ld\n", total);
+
+    /* every thread of a team's parallel region is in that team */
+    int wrong_team[4] = {0, 0, 0, 0};
+#pragma omp teams num_teams(4)
+    {
+        int t = omp_get_team_num(), nt = omp_get_num_teams();
+        int wrong = 0;
+#pragma omp parallel reduction(+: wrong)
+        wrong += omp_get_team_num() != t || omp_get_num_teams() != nt;
+        if (t >= 0 && t < 4)
+            wrong_team[t] = wrong;
+    }
+    for (int t = 0; t < 4; t++)
+        if (wrong_team[t]) {
+            printf("FAIL team %d: %d threads of its parallel region see "
+                   "another team\n", t, wrong_team[t]);
+            bad++;
+        }
+
+    /* distribute without a chunk: one block per team, in team order */
+    int *owner = malloc(N * sizeof *owner);
+    if (!owner)
+        return 1;
+#pragma omp teams num_teams(3)
+#pragma omp distribute
+    for (int i = 0; i < N; i++)
+        owner[i] = omp_get_team_num();
+    for (int i = 1; i < N; i++)
+        if (owner[i] < owner[i - 1] || owner[i] > 2) {
+            printf("FAIL distribute: iteration %d in team %d after team %d\n",
+                   i, owner[i], owner[i - 1]);
+            bad++;
+            break;
+        }
+    free(owner);
 
     /* teams distribute parallel for with a dynamic schedule, twice */
     for (int rep = 0; rep < 2; rep++) {
