@@ -18,6 +18,10 @@
  * move needs twice as many epochs of one writer as the one before (at
  * most DSM_MIGRATE_AFTER << MOVE_BACKOFF_MAX); a page that stayed
  * MOVE_FORGET barriers since its last move is counted afresh.
+ * A page that several nodes, node 0 among them, write in as many epochs
+ * moves to node 0 (the gather point: no diff and no refresh for node 0,
+ * the others' diffs need no acknowledgement, and node 0's departures push
+ * the page to the other writers, coh_push.c).
  * Two nodes that both write a page every epoch can still make it move: a
  * home's writes to its private page leave no notice, so when the other
  * node's first write of an epoch registers the page after the home wrote
@@ -42,6 +46,7 @@
 
 #define CHUNK_PAGES 256u
 #define WRITER_MANY 0xFFFFu
+#define WRITER_MANY_0 0xFFFEu          /* several, node 0 among them */
 #define PLAN_ENTRIES ((size_t)1 << 20)
 
 /* node 0 only: per page, the writers of the current epoch (0 none, node+1,
@@ -102,7 +107,9 @@ static void count_writer(uint32_t creator, size_t first, size_t count,
     uint16_t self = (uint16_t)(creator + 1);
     for (size_t p = first; p < first + count; p++) {
         uint16_t w = epoch_writer[p];
-        epoch_writer[p] = w == 0 || w == self ? self : WRITER_MANY;
+        epoch_writer[p] = w == 0 || w == self ? self
+                          : w == 1 || self == 1 || w == WRITER_MANY_0
+                              ? WRITER_MANY_0 : WRITER_MANY;
     }
 }
 
@@ -136,6 +143,13 @@ static void decide(uint32_t creator, size_t first, size_t count, void *ctx)
         if (w == 0)
             continue;
         epoch_writer[p] = 0;
+        /* several writers, node 0 among them: node 0 is the candidate.
+         * Its writes then need no diff, the others' diffs reach it before
+         * their arrivals (no acknowledgement), it needs no refresh at the
+         * join, and its departures push the page to the other writers
+         * (coh_push.c) */
+        if (w == WRITER_MANY_0)
+            w = 1;
         if (w == WRITER_MANY || (uint32_t)(w - 1) == coh.pages[p].home) {
             candidate[p] = 0;
             continue;

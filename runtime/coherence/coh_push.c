@@ -83,6 +83,8 @@ static uint8_t *snap_forked;           /* named, not pushed, by the last
                                           fork */
 static uint32_t *snap_seen;            /* build of the last look */
 static uint32_t builds;                /* push builds, 1, 2, ... */
+static uint32_t *snap_remote;          /* build that found it written by
+                                          another node */
 static unsigned char *enc;             /* one page's encoding */
 #define PUSH_MAX_PAGES (PUSH_BYTES / sizeof(coh_diff_page_t))
 static uint64_t hashes[2 * PUSH_MAX_PAGES];
@@ -104,9 +106,10 @@ dsm_status_t coh_push_setup(void)
     snap_count = coh_table_alloc(coh.npages);
     snap_forked = coh_table_alloc(coh.npages);
     snap_seen = coh_table_alloc(coh.npages * sizeof *snap_seen);
+    snap_remote = coh_table_alloc(coh.npages * sizeof *snap_remote);
     enc = coh_table_alloc(DSM_DIFF_MAX_ENCODED(DSM_PAGE_SIZE));
     if (!snap || !snap_ok || !snap_skip || !snap_count || !snap_forked ||
-        !snap_seen || !enc)
+        !snap_seen || !snap_remote || !enc)
         return DSM_ERR_NOMEM;
     dsm_sys_dump_exclude(snap, coh.npages << DSM_PAGE_SHIFT);
     return DSM_OK;
@@ -186,6 +189,20 @@ static size_t push_page(size_t p, int kind, char *out, size_t len,
     if (kind == COH_PUSH_FORK)
         snap_forked[p] = 1;   /* cleared below when pushed */
     char *page = coh_page_rt(p), *base = snap + (p << DSM_PAGE_SHIFT);
+    if (snap_remote[p] == builds) {
+        /* another node wrote it in the epoch: its copy (eager non-home,
+         * kept writable; or written and released) is no snapshot of
+         * ours, but the whole page, which holds its diff, may replace it:
+         * no refresh get for the other writers of a shared page */
+        memcpy(base, page, DSM_PAGE_SIZE);
+        snap_ok[p] = 1;
+        snap_skip[p] = 0;
+        snap_forked[p] = 0;
+        put = put_entry(p, page, 0, 1, out, len, cap, npages);
+        if (!put)
+            snap_ok[p] = 0;
+        return len + put;
+    }
     if (snap_skip[p]) {
         snap_skip[p]--;
         return len;
@@ -240,6 +257,7 @@ typedef struct named {
     uint32_t nranges, range;         /* of the open record */
     const unsigned char *ranges;
     size_t page, end;                /* the open range: [page, end) */
+    uint32_t creator;                /* of the open record */
 } named_t;
 
 static named_t named_first(const char *records, uint32_t nrecords)
@@ -272,6 +290,7 @@ static int named_next(named_t *it)
         coh_record_hdr_t rec;
         coh_wire_record_next(it->records, &it->pos, &rec, &it->ranges);
         it->nranges = rec.nranges;
+        it->creator = rec.creator;
         it->range = 0;
     }
 }
@@ -291,6 +310,9 @@ size_t coh_push_build(const char *records, size_t records_len,
     if (++builds == 0)   /* snap_seen's 0 means never */
         builds = 1;
     for (named_t it = named_first(records, nrecords); named_next(&it);)
+        if (it.creator != 0)
+            snap_remote[it.page] = builds;
+    for (named_t it = named_first(records, nrecords); named_next(&it);)
         len = push_page(it.page, kind, out, len, cap, &npages);
     if (!npages)
         return 0;
@@ -305,14 +327,21 @@ size_t coh_push_build(const char *records, size_t records_len,
 
 /* A valid copy of ours, clean (written copies were diffed to node 0 at
  * our release, so node 0's page holds our writes), of a page node 0
- * homes; for a diff, also node 0's snapshot: unchanged since event K - 1
- * (stamp).  A whole page is what a fetch at the build would give. */
+ * homes: read-only, or eager non-home (writable, its twin equal to it
+ * since the release before this event); for a diff, also node 0's
+ * snapshot: unchanged since event K - 1 (stamp; an eager copy's release
+ * of a change stamps it).  A whole page is what a fetch at the build
+ * would give. */
 static int takes_push(size_t p, int full)
 {
     const coh_page_t *pg = &coh.pages[p];
-    return pg->home == 0 && atomic_load(&pg->state) == PS_READONLY &&
-           !(atomic_load(&pg->flags) &
-             (PF_HOME | PF_DIRECT | PF_EAGER | PF_TWIN | PF_REFRESH)) &&
+    uint8_t flags = atomic_load(&pg->flags);
+    int state = atomic_load(&pg->state);
+    int clean = state == PS_READONLY && !(flags & (PF_EAGER | PF_TWIN));
+    int eager = state == PS_WRITABLE &&
+                (flags & (PF_EAGER | PF_TWIN)) == (PF_EAGER | PF_TWIN);
+    return pg->home == 0 && (clean || eager) &&
+           !(flags & (PF_HOME | PF_DIRECT | PF_REFRESH)) &&
            (full || stamp[p] < 2 * events);
 }
 
@@ -372,6 +401,9 @@ void coh_push_apply(const unsigned char *push, size_t len)
             if (dsm_diff_apply(coh_page_rt(p), DSM_PAGE_SIZE, diff, diff_len,
                                NULL) != DSM_OK)
                 dsm_fatal("pushed update of page %u malformed", p);
+            /* an eager copy's next diff is from the page as pushed */
+            if (atomic_load(&coh.pages[p].flags) & PF_TWIN)
+                memcpy(coh_page_twin(p), coh_page_rt(p), DSM_PAGE_SIZE);
             stamp[p] = kept_mark;
             applied++;
             if (hdr.pad && page_hash(coh_page_rt(p)) != want[0])
