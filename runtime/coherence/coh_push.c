@@ -28,9 +28,14 @@
  * dropped unless pushed, it equals node 0's snapshot, so the diff makes it
  * node 0's page of event K.  (An atomic writes its value into the
  * caller's copy: that stamps it too.)  A whole page, sent at a page's
- * second naming and every PUSH_FULL_EVERY pushes, and at the first
- * barrier (not a join) that names a page after a fork that named it
- * without pushing it, may replace any clean copy.  The invariants build
+ * second naming and every PUSH_FULL_EVERY pushes, at the first barrier
+ * or join that names a page after a fork that named it without a diff,
+ * and whenever another node wrote the page in the epoch, may replace any
+ * clean copy.  Eager non-home copies (writable, twin equal to the page
+ * since their release) take pushes too, page and twin: a page several
+ * nodes write, node 0 among them, moves home to node 0 (coh_migrate.c)
+ * and the departure's whole page replaces the other writers' refresh
+ * gets.  The invariants build
  * carries hashes of node 0's page and of the snapshot with each entry and
  * checks the copy before and after (rule U1).
  *
