@@ -71,7 +71,11 @@
 #define PUSH_PAGE_BYTES 512u          /* an encoded diff this small goes */
 #define PUSH_BYTES ((size_t)16 << 10) /* per departure, diffs and headers */
 #define PUSH_SKIP 16u                 /* namings a large change skips */
-#define PUSH_FULL_EVERY 32u           /* every so many pushes, the page */
+/* every so many pushes, the page; odd: a page named at every barrier
+ * whose reader drops and fetches it in alternate epochs (a fetch during
+ * an epoch cannot take that epoch's diff) holds a valid copy at every
+ * other push, and an even period would always hit the same phase */
+#define PUSH_FULL_EVERY 31u
 #define FULL_BYTES (4u + DSM_PAGE_SIZE)
 
 static uint32_t *stamp;                /* every node but 0 */
@@ -194,11 +198,14 @@ static size_t push_page(size_t p, int kind, char *out, size_t len,
     if (kind == COH_PUSH_FORK)
         snap_forked[p] = 1;   /* cleared below when pushed */
     char *page = coh_page_rt(p), *base = snap + (p << DSM_PAGE_SHIFT);
-    if (snap_remote[p] == builds) {
+    if (snap_remote[p] == builds &&
+        len + sizeof(coh_diff_page_t) + FULL_BYTES <= cap / 4 * 3) {
         /* another node wrote it in the epoch: its copy (eager non-home,
          * kept writable; or written and released) is no snapshot of
          * ours, but the whole page, which holds its diff, may replace it:
-         * no refresh get for the other writers of a shared page */
+         * no refresh get for the other writers of a shared page.  At
+         * most 3/4 of the room: the rest for node 0's small changes;
+         * past it, the diff below (the writers drop their copies) */
         memcpy(base, page, DSM_PAGE_SIZE);
         snap_ok[p] = 1;
         snap_skip[p] = 0;
