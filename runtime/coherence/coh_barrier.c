@@ -249,7 +249,7 @@ static void gather_departure(int join)
         size_t n = coh_migrate_plan(depart_buf + gather_records_offset(),
                                     out - gather_records_offset(),
                                     hdr.nrecords,
-                                    (GATHER_BYTES - out) / sizeof *moves,
+                                    (GATHER_BYTES - out) / sizeof *moves, join,
                                     &moves);
         if (n)   /* moves may be NULL when there are none */
             memcpy(depart_buf + out, moves, n * sizeof *moves);

@@ -208,11 +208,13 @@ int coh_fault_handler(uintptr_t addr, int access);
 
 /* Home migration (coh_migrate.c).  Node 0: decide the home moves of a
  * barrier from the records it gathered (the departure's record section),
- * at most max_moves; *out points at them, valid until the next call.  Every node: apply
+ * at most max_moves (join: the barrier ends a parallel region); *out
+ * points at them, valid until the next call.  Every node: apply
  * the moves of a departure (packed coh_migration_t) and wait until every
  * node has.  Protocol mutex. */
 size_t coh_migrate_plan(const char *records, size_t len, uint32_t nrecords,
-                        size_t max_moves, const coh_migration_t **out);
+                        size_t max_moves, int join,
+                        const coh_migration_t **out);
 void coh_migrate_apply(const char *list, size_t n);
 
 /* The global part of a barrier: one thread per node; a node other than 0

@@ -30,8 +30,8 @@
  * caller's copy: that stamps it too.)  A whole page, sent at a page's
  * second naming and every PUSH_FULL_EVERY pushes, at the first barrier
  * or join that names a page after a fork that named it without a diff,
- * and whenever another node wrote the page in the epoch, may replace any
- * clean copy.  Eager non-home copies (writable, twin equal to the page
+ * and at a join whenever another node wrote the page in the region's
+ * last epoch, may replace any clean copy.  Eager non-home copies (writable, twin equal to the page
  * since their release) take pushes too, page and twin: a page several
  * nodes write, node 0 among them, moves home to node 0 (coh_migrate.c)
  * and the departure's whole page replaces the other writers' refresh
@@ -198,14 +198,17 @@ static size_t push_page(size_t p, int kind, char *out, size_t len,
     if (kind == COH_PUSH_FORK)
         snap_forked[p] = 1;   /* cleared below when pushed */
     char *page = coh_page_rt(p), *base = snap + (p << DSM_PAGE_SHIFT);
-    if (snap_remote[p] == builds &&
+    if (snap_remote[p] == builds && kind == COH_PUSH_JOIN &&
         len + sizeof(coh_diff_page_t) + FULL_BYTES <= cap / 4 * 3) {
         /* another node wrote it in the epoch: its copy (eager non-home,
          * kept writable; or written and released) is no snapshot of
          * ours, but the whole page, which holds its diff, may replace it:
-         * no refresh get for the other writers of a shared page.  At
-         * most 3/4 of the room: the rest for node 0's small changes;
-         * past it, the diff below (the writers drop their copies) */
+         * no refresh get for the other writers of a shared page at the
+         * next fork.  Only at joins (their departure rides the FORK, and
+         * node 0 runs alone meanwhile): inside a region 4 KiB more per
+         * barrier and page.  At most 3/4 of the room: the rest for node
+         * 0's small changes; past it, the diff below (the writers drop
+         * their copies) */
         memcpy(base, page, DSM_PAGE_SIZE);
         snap_ok[p] = 1;
         snap_skip[p] = 0;
