@@ -46,10 +46,10 @@
  * process's CPU use (the fair scheduler; with autogroups the process is
  * one entity): on a loaded 2-CPU machine 12-15 ms per wake-up in some
  * runs, and a get from a computing node then took 10-20 ms (median);
- * real-time, its waits were 1-40 us and the get 17-33 us.  Not the
+ * real-time, its waits were 1-40 us and the get 15-33 us.  Not the
  * default: a real-time wake-up preempts the node's polling thread at
- * once, and on the same loaded machine the ping-pong figures, where the
- * application polls, fell into millisecond medians in 2-3 runs of 3
+ * once, and on the same loaded machine jacobi across two hosts took
+ * 8.8-11.7 s real-time against 4.4-6.9 s ordinary, interleaved
  * (doc/performance.md, "Across hosts: the run-queue wait of the progress
  * thread").  Refused without the privilege (CAP_SYS_NICE or
  * RLIMIT_RTPRIO): the thread stays ordinary.
