@@ -209,6 +209,7 @@ typedef struct fj_thread {
     int num;                 /* thread number in the team */
     int serial;              /* serialised regions nested inside */
     int pushed;              /* num_threads for the next fork, 0: none */
+    int in_teams;            /* in a teams region's initial thread */
     int red_locked;          /* holds a reduction's cluster lock */
     /* constructs met in the current region, in the order every member
      * meets them */
@@ -308,6 +309,12 @@ static inline int fj_active_level_of(const fj_thread_t *self)
 {
     return self->team ? self->team->active_level : 0;
 }
+
+/* fj_icv.c: a teams region's contention group: thread-limit-var lowered
+ * to limit (if positive and lower) until restored; returns the value to
+ * restore. */
+int fj_icv_limit_threads(int limit);
+void fj_icv_restore_thread_limit(int saved);
 
 /* Active levels dsmomp supports: every level has its loop state. */
 #define FJ_SUPPORTED_ACTIVE_LEVELS (FJ_MAX_LEVELS - 1)

@@ -6,6 +6,7 @@
  *   fj_main                      start-up: main on node 0, workers elsewhere
  *   fj_fork, fj_serialized_*     parallel regions (nested ones on the
  *                                encountering thread's node)
+ *   fj_teams, fj_teams_run       teams regions (a league of one team)
  *   fj_barrier, fj_single_*, fj_copyprivate, fj_reduce_*, fj_critical_*
  *   fj_tls_snapshot, fj_tls_restore  threadprivate data in gcc's blocks
  *   fj_static_init, fj_dispatch_*, fj_ordered_*   work-sharing loops
@@ -65,6 +66,14 @@ void fj_fork(const char *where, fj_microtask_t microtask, int argc,
 void fj_push_num_threads(int nthreads);
 void fj_serialized_begin(void);
 void fj_serialized_end(void);
+/* Run a teams region (fj_teams.c): one team, on the calling thread, which
+ * must be outside any parallel region; thread_limit > 0 bounds the threads
+ * of its parallel regions (0: OMP_TEAMS_THREAD_LIMIT, if set).  fj_teams
+ * calls a microtask as fj_fork does, fj_teams_run fn(data). */
+void fj_teams(const char *where, int thread_limit, fj_microtask_t microtask,
+              int argc, void *const *args);
+void fj_teams_run(const char *where, int thread_limit, void (*fn)(void *),
+                  void *data);
 
 /* ---- synchronisation --------------------------------------------------- */
 
