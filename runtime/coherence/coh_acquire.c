@@ -35,10 +35,14 @@
 
 /* ---- pushed records ------------------------------------------------------ */
 
+static coh_range_t *pull_out;           /* also the records' ranges */
+
+/* A refreshing acquire applies the ranges of all its records at once, so
+ * that the refresh fetches every page in one round (coh_refresh_ranges). */
 void coh_acquire_records(const unsigned char *records, uint32_t nrecords,
                          int refresh)
 {
-    size_t pos = 0;
+    size_t pos = 0, n = 0;
     for (uint32_t k = 0; k < nrecords; k++) {
         coh_record_hdr_t rec;
         const unsigned char *ranges;
@@ -48,13 +52,24 @@ void coh_acquire_records(const unsigned char *records, uint32_t nrecords,
          * caller keeps 8-byte aligned */
         if ((int)rec.creator == coh.rank || rec.seq <= coh.vc[rec.creator])
             continue;
-        if (refresh)
-            coh_refresh_ranges((const coh_range_t *)(const void *)ranges,
-                               rec.nranges);
-        else
-            coh_invalidate_ranges((const coh_range_t *)(const void *)ranges,
-                                  rec.nranges);
+        const coh_range_t *r = (const coh_range_t *)(const void *)ranges;
+        if (!refresh) {
+            coh_invalidate_ranges(r, rec.nranges);
+            continue;
+        }
+        if (n + rec.nranges > COH_LOG_RANGES) {
+            coh_refresh_ranges(pull_out, n);
+            n = 0;
+        }
+        if (rec.nranges > COH_LOG_RANGES) {
+            coh_refresh_ranges(r, rec.nranges);
+            continue;
+        }
+        memcpy(pull_out + n, r, rec.nranges * sizeof *r);
+        n += rec.nranges;
     }
+    if (n)
+        coh_refresh_ranges(pull_out, n);
 }
 
 void coh_acquire_vc(const uint32_t *vc)

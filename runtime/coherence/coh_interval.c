@@ -31,6 +31,12 @@
 
 static coh_log_t *own_log(void) { return coh.control; }
 
+/* Ranges of one refreshing acquire, sorted and merged: every page once,
+ * in ascending order, so that the pages held for the refresh are locked
+ * in order and never twice (coh_refresh_ranges). */
+static coh_range_t *merged;
+#define MERGED_MAX COH_LOG_RANGES
+
 
 static void lock_chunk(size_t first, size_t n)
 {
@@ -195,7 +201,8 @@ dsm_status_t coh_interval_setup(void)
 {
     diff_msg = coh_table_alloc(DIFF_MSG_BYTES);
     diff_msg_len = sizeof(coh_msg_diff_t);
-    return diff_msg ? DSM_OK : DSM_ERR_NOMEM;
+    merged = coh_table_alloc(sizeof(coh_range_t) * MERGED_MAX);
+    return diff_msg && merged ? DSM_OK : DSM_ERR_NOMEM;
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -566,10 +573,13 @@ static int needs_protection_drop(const coh_page_t *pg)
  * pages written by this node in its open interval are diffed to their
  * homes first (after the protection change, so no write slips past).
  * With refresh, the hot clean pages of mapped homes and the eager written
- * ones are refreshed instead (coh_refresh.c) and keep their protection. */
+ * ones are marked to be refreshed instead (coh_refresh.c) and keep their
+ * protection; they stay locked until coh_refresh_finish copies them. */
 static size_t invalidate_chunk(size_t first, size_t n, int refresh)
 {
     size_t dropped = 0, early = 0;
+    if (refresh && coh_refresh_must_finish(first, n))
+        coh_refresh_finish();
     lock_chunk(first, n);
     size_t kept = refresh ? coh_refresh_select(first, n) : 0;
     coh_protect_where(first, n, needs_protection_drop, DSM_PROT_NONE);
@@ -590,8 +600,12 @@ static size_t invalidate_chunk(size_t first, size_t n, int refresh)
     if (early)   /* the next fetch of these pages must find our writes */
         diff_complete();
     if (kept)
-        coh_refresh_copy(first, n);
-    unlock_chunk(first, n, "an acquire");
+        coh_refresh_hold(first, n);
+    for (size_t i = first; i < first + n; i++)
+        if (!kept || !(atomic_load(&coh.pages[i].flags) & PF_REFRESH)) {
+            coh_check_page(i, "an acquire");
+            coh_page_unlock(i);
+        }
     return dropped;
 }
 
@@ -611,6 +625,8 @@ static void invalidate_ranges(const coh_range_t *ranges, size_t n,
             done += c;
         }
     }
+    if (refresh)
+        coh_refresh_finish();
     COH_STAT_ADD(write_notices_received, noticed);
     COH_STAT_ADD(invalidations, dropped);
 }
@@ -620,9 +636,43 @@ void coh_invalidate_ranges(const coh_range_t *ranges, size_t n)
     invalidate_ranges(ranges, n, 0);
 }
 
+static int cmp_range(const void *a, const void *b)
+{
+    uint32_t x = ((const coh_range_t *)a)->first,
+             y = ((const coh_range_t *)b)->first;
+    return x < y ? -1 : x > y;
+}
+
+
 void coh_refresh_ranges(const coh_range_t *ranges, size_t n)
 {
-    invalidate_ranges(ranges, n, 1);
+    if (n > MERGED_MAX) {   /* never in practice: correct, only slower */
+        coh_invalidate_ranges(ranges, n);
+        return;
+    }
+    memcpy(merged, ranges, n * sizeof *ranges);
+    qsort(merged, n, sizeof *merged, cmp_range);
+    size_t m = 0, noticed = 0;
+    for (size_t r = 0; r < n; r++) {
+        uint64_t first = merged[r].first, end = first + merged[r].count;
+        noticed += merged[r].count;
+        if (merged[r].count == 0)
+            continue;
+        if (m && first <= (uint64_t)merged[m - 1].first + merged[m - 1].count) {
+            uint64_t last_end = (uint64_t)merged[m - 1].first +
+                                merged[m - 1].count;
+            if (end > last_end)
+                merged[m - 1].count = (uint32_t)(end - merged[m - 1].first);
+            continue;
+        }
+        merged[m++] = merged[r];
+    }
+    invalidate_ranges(merged, m, 1);
+    /* count the notices as they came (a page named twice, twice) */
+    size_t once = 0;
+    for (size_t r = 0; r < m; r++)
+        once += merged[r].count;
+    COH_STAT_ADD(write_notices_received, noticed - once);
 }
 
 void coh_invalidate_all(void)

@@ -96,13 +96,20 @@ void coh_refresh_ranges(const coh_range_t *ranges, size_t n);
  * for the invalidation of an acquire, the chunk's page locks held:
  * coh_refresh_dropped, a notice dropped the page's copy;
  * coh_refresh_select marks PF_REFRESH on the pages of [first, first+n) to
- * refresh and returns how many; coh_refresh_copy copies the home's pages
- * into the marked ones and clears the marks. */
+ * refresh and returns how many; coh_refresh_hold keeps the marked pages'
+ * locks (the others are released) and lists them; coh_refresh_finish
+ * copies the homes' pages into every held page (one batch of gets per
+ * home), clears the marks and unlocks them; coh_refresh_must_finish says
+ * whether held pages must be finished before [first, first+n) is locked
+ * (lock stripes, list size).  Held pages ascend: callers pass sorted,
+ * disjoint ranges. */
 dsm_status_t coh_refresh_setup(void);
 void coh_refresh_fetched(size_t index, size_t n);
 void coh_refresh_dropped(size_t index);
 size_t coh_refresh_select(size_t first, size_t n);
-void coh_refresh_copy(size_t first, size_t n);
+void coh_refresh_hold(size_t first, size_t n);
+int coh_refresh_must_finish(size_t first, size_t n);
+void coh_refresh_finish(void);
 
 /* The acquire side (coh_acquire.c), protocol mutex held:
  * coh_acquire_records applies pushed write-notice records (a departure,
