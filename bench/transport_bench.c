@@ -19,6 +19,13 @@
  *   fadd64_idle     the same while node 1's application thread sleeps in
  *                   sem_wait: only its progress thread can serve
  *   get_4k_idle     the get while node 1 sleeps
+ *   get_4k_busy     the get while node 1 alternates a short wait in the
+ *                   runtime (BUSY_WAIT_US) and computation outside it
+ *                   (BUSY_COMPUTE_US), as an application between its
+ *                   synchronisations: gets that arrive while it computes
+ *                   need the progress thread
+ * Each figure also prints its median, 90th and 99th percentile:
+ *     PERCENTILES <name> p50 <us> p90 <us> p99 <us>
  * Node 1's "waits" are dsm_tp_wait_flag on a flag its DONE handler sets.
  *
  * Usage: dsmrun -n 2 transport_bench [iterations [figure]]
@@ -47,12 +54,15 @@ enum {
 
 typedef enum phase {
     PH_AM_MAIN, PH_AM_HANDLER, PH_GET, PH_FADD, PH_FADD_IDLE, PH_GET_IDLE,
-    PH_COUNT, PH_QUIT = PH_COUNT
+    PH_GET_BUSY, PH_COUNT, PH_QUIT = PH_COUNT
 } phase_t;
 
 static const char *const phase_names[PH_COUNT] = {
     "am_lat_8", "am_lat_8_hdl", "get_4k", "fadd64", "fadd64_idle",
-    "get_4k_idle"};
+    "get_4k_idle", "get_4k_busy"};
+
+#define BUSY_WAIT_US 50
+#define BUSY_COMPUTE_US 1000
 
 static volatile int started, done, ready, ping, pong;
 static volatile int wake;   /* node 1: a ping or the end of the phase */
@@ -121,6 +131,19 @@ static void serve(void)
         if (ph == PH_QUIT)
             return;
         idle_phase = ph == PH_FADD_IDLE || ph == PH_GET_IDLE;
+        if (ph == PH_GET_BUSY) {
+            must(dsm_tp_am_send(0, AM_READY, NULL, 0), "ready");
+            static const volatile int never;
+            while (!dsm_tp_wait_flag_for(&done, "the end of the phase",
+                                         BUSY_WAIT_US * 1000ull)) {
+                uint64_t until = dsm_now_ns() + BUSY_COMPUTE_US * 1000ull;
+                while (dsm_now_ns() < until && !never)
+                    ;
+            }
+            __atomic_store_n(&done, 0, __ATOMIC_RELAXED);
+            __atomic_store_n(&wake, 0, __ATOMIC_RELAXED);
+            continue;
+        }
         must(dsm_tp_am_send(0, AM_READY, NULL, 0), "ready");
         if (ph == PH_AM_MAIN) {
             uint64_t payload = 0;
@@ -146,11 +169,20 @@ static void serve(void)
 
 /* ---- node 0 ------------------------------------------------------------------ */
 
+/* per-iteration times of the timed run (NULL during the warm-up) */
+static uint64_t *lap_ns;
+
 static void run_ops(phase_t ph, long iters)
 {
     uint64_t payload = 0, old;
     static unsigned char buf[4096];
+    uint64_t t = lap_ns ? dsm_now_ns() : 0;
     for (long i = 0; i < iters; i++) {
+        if (lap_ns && i) {
+            uint64_t now = dsm_now_ns();
+            lap_ns[i - 1] = now - t;
+            t = now;
+        }
         switch (ph) {
         case PH_AM_MAIN:
             must(dsm_tp_am_send(1, AM_PING, &payload, sizeof payload), "ping");
@@ -163,6 +195,7 @@ static void run_ops(phase_t ph, long iters)
             break;
         case PH_GET:
         case PH_GET_IDLE:
+        case PH_GET_BUSY:
             must(dsm_tp_get(1, DSM_TP_SEG_REGION, 64 * 4096, buf, sizeof buf),
                  "get");
             break;
@@ -172,12 +205,21 @@ static void run_ops(phase_t ph, long iters)
             break;
         }
     }
+    if (lap_ns && iters)
+        lap_ns[iters - 1] = dsm_now_ns() - t;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
 }
 
 static void measure(long iters, const char *only)
 {
     for (int ph = 0; ph <= PH_QUIT; ph++) {
-        int idle = ph == PH_FADD_IDLE || ph == PH_GET_IDLE;
+        int idle = ph == PH_FADD_IDLE || ph == PH_GET_IDLE ||
+                   ph == PH_GET_BUSY;
         if (ph < PH_COUNT &&
             ((only && strcmp(only, phase_names[ph]) != 0) ||
              (idle && !dsm_config()->progress_thread)))
@@ -188,13 +230,25 @@ static void measure(long iters, const char *only)
         take(&ready, "node 1 to be ready");
         long n = idle ? iters / 10 : iters;
         run_ops((phase_t)ph, n / 10 + 100);   /* warm-up */
+        lap_ns = malloc((size_t)n * sizeof *lap_ns);
         uint64_t t0 = dsm_now_ns();
         run_ops((phase_t)ph, n);
         uint64_t t1 = dsm_now_ns();
         double us = (double)(t1 - t0) / 1e3 / (double)n;
-        if (ph == PH_AM_MAIN || ph == PH_AM_HANDLER)
-            us /= 2;   /* half round trip */
+        double half = ph == PH_AM_MAIN || ph == PH_AM_HANDLER ? 2 : 1;
+        us /= half;   /* half round trip */
         printf("RESULT %s %.3f %ld\n", phase_names[ph], us, n);
+        if (lap_ns) {
+            /* the median and tail of the iterations (half round trips
+             * for the active messages), as ucx_perftest's "typical" */
+            qsort(lap_ns, (size_t)n, sizeof *lap_ns, cmp_u64);
+            printf("PERCENTILES %s p50 %.3f p90 %.3f p99 %.3f\n",
+                   phase_names[ph], (double)lap_ns[n / 2] / 1e3 / half,
+                   (double)lap_ns[n * 9 / 10] / 1e3 / half,
+                   (double)lap_ns[n * 99 / 100] / 1e3 / half);
+            free(lap_ns);
+            lap_ns = NULL;
+        }
         fflush(stdout);
         must(dsm_tp_am_send(1, AM_DONE, NULL, 0), "done");
     }

@@ -102,10 +102,10 @@ SHIM_EXPORT void omp_set_default_device(int device)
     fj_icv_set_default_device(device);
 }
 
-/* ---- teams on the host: one team; the ICVs are kept for the program ---- */
+/* ---- teams on the host (fj_teams.c); the ICVs are kept for the program -- */
 
-SHIM_EXPORT int omp_get_num_teams(void) { return 1; }
-SHIM_EXPORT int omp_get_team_num(void) { return 0; }
+SHIM_EXPORT int omp_get_num_teams(void) { return fj_num_teams(); }
+SHIM_EXPORT int omp_get_team_num(void) { return fj_team_num(); }
 SHIM_EXPORT int omp_get_max_teams(void) { return fj_icv_num_teams(); }
 SHIM_EXPORT void omp_set_num_teams(int num_teams)
 {

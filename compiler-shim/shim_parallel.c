@@ -1,19 +1,27 @@
 /*
  * shim_parallel.c - parallel regions and thread identity in the libomp
  * ABI: __kmpc_fork_call, __kmpc_push_num_threads, the serialised-region
- * pair, __kmpc_global_thread_num and the small queries clang may call.
+ * pair, teams (__kmpc_fork_teams, __kmpc_push_num_teams),
+ * __kmpc_global_thread_num and the small queries clang may call.
  *
  * Layer: compiler-shim.  Application threads (the program's code).
  */
 #include <stdarg.h>
 
+#include "base_log.h"
 #include "forkjoin.h"
 #include "shim_kmp.h"
+#include "shim_location.h"
 
 SHIM_EXPORT void __kmpc_fork_call(ident_t *loc, kmp_int32 argc,
                                   kmpc_micro microtask, ...);
 SHIM_EXPORT void __kmpc_push_num_threads(ident_t *loc, kmp_int32 gtid,
                                          kmp_int32 num_threads);
+SHIM_EXPORT void __kmpc_fork_teams(ident_t *loc, kmp_int32 argc,
+                                   kmpc_micro microtask, ...);
+SHIM_EXPORT void __kmpc_push_num_teams(ident_t *loc, kmp_int32 gtid,
+                                       kmp_int32 num_teams,
+                                       kmp_int32 num_threads);
 SHIM_EXPORT void __kmpc_serialized_parallel(ident_t *loc, kmp_int32 gtid);
 SHIM_EXPORT void __kmpc_end_serialized_parallel(ident_t *loc,
                                                 kmp_int32 gtid);
@@ -46,6 +54,41 @@ void __kmpc_push_num_threads(ident_t *loc, kmp_int32 gtid,
                              kmp_int32 num_threads)
 {
     fj_push_num_threads(num_threads);
+}
+
+/* num_teams and thread_limit of this thread's next teams construct (0:
+ * no clause) */
+static __thread int pushed_num_teams, pushed_teams_thread_limit;
+
+void __kmpc_push_num_teams(ident_t *loc, kmp_int32 gtid, kmp_int32 num_teams,
+                           kmp_int32 num_threads)
+{
+    pushed_num_teams = num_teams;
+    pushed_teams_thread_limit = num_threads;
+}
+
+void __kmpc_fork_teams(ident_t *loc, kmp_int32 argc, kmpc_micro microtask,
+                       ...)
+{
+    void *args[FJ_MAX_ARGS];
+    int n = argc < FJ_MAX_ARGS ? argc : FJ_MAX_ARGS;
+    va_list ap;
+    va_start(ap, microtask);
+    for (int i = 0; i < n; i++)
+        args[i] = va_arg(ap, void *);
+    va_end(ap);
+    int num_teams = pushed_num_teams, limit = pushed_teams_thread_limit;
+    pushed_num_teams = pushed_teams_thread_limit = 0;
+    if (fj_level() > 0) {
+        char where[1024];
+        dsm_fatal("dsmomp: teams inside a parallel region is not supported "
+                  "(%s): the specification allows teams only outside "
+                  "parallel regions",
+                  shim_location(loc, __builtin_return_address(0), where,
+                                sizeof where));
+    }
+    fj_teams(shim_where(loc), num_teams, limit, (fj_microtask_t)microtask,
+             argc, args);
 }
 
 void __kmpc_serialized_parallel(ident_t *loc, kmp_int32 gtid)

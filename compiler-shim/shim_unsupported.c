@@ -51,36 +51,22 @@ void __kmpc_threadprivate_register_vec(ident_t *loc, void *data, void *ctor,
                 "build the program with clang (dsmcc, dsmc++)");
 }
 
-/* ---- teams (host teams, target without offloading) ---------------------- */
+/* ---- distribute entry points clang 14 does not emit for the host ---------- */
 
-SHIM_EXPORT void __kmpc_fork_teams(ident_t *loc, kmp_int32 argc,
-                                   kmpc_micro microtask, ...);
-SHIM_EXPORT void __kmpc_push_num_teams(ident_t *loc, kmp_int32 gtid,
-                                       kmp_int32 num_teams,
-                                       kmp_int32 num_threads);
-
-void __kmpc_fork_teams(ident_t *loc, kmp_int32 argc, kmpc_micro microtask,
-                       ...)
-{
-    unsupported("teams", loc, "one team spans the cluster already");
-}
-
-void __kmpc_push_num_teams(ident_t *loc, kmp_int32 gtid, kmp_int32 num_teams,
-                           kmp_int32 num_threads)
-{
-    unsupported("teams", loc, "one team spans the cluster already");
-}
-
-/* distribute loops: only inside teams, which ends the job first; the
- * entries exist so that such a program links. */
-static const char distribute_why[] = "one team spans the cluster already; "
-                                     "use a work-sharing loop";
+/* clang 14 compiles `distribute` on the host to __kmpc_for_static_init
+ * with a distribute schedule (and `distribute parallel for` to that plus a
+ * parallel loop); these composite forms come from other compilers and
+ * from device code.  They exist so that such a program links and says
+ * why it stops. */
+static const char distribute_why[] = "build the program with clang 14 "
+                                     "(dsmcc), whose distribute loops "
+                                     "dsmomp runs";
 
 #define DISTRIBUTE(name, params)                                              \
     SHIM_EXPORT void name params;                                             \
     void name params                                                          \
     {                                                                         \
-        unsupported("distribute (teams)", loc, distribute_why);               \
+        unsupported("distribute entry point " #name, loc, distribute_why);    \
     }
 DISTRIBUTE(__kmpc_dist_for_static_init_4, (ident_t *loc, kmp_int32 gtid,
     kmp_int32 sched, kmp_int32 *last, kmp_int32 *lower, kmp_int32 *upper,

@@ -1,5 +1,6 @@
 /*
  * gomp_parallel.c - parallel regions in GCC's ABI: GOMP_parallel, the
+ * host teams construct (GOMP_teams_reg), the
  * combined parallel loops and sections (the team opens the loop before the
  * body, whose first call is then a *_next), and the entry dsm's GCC
  * plug-in calls before each of them to announce the size of the region's
@@ -47,6 +48,9 @@
 GOMP_EXPORT void __dsm_gomp_data_size(size_t size);
 GOMP_EXPORT void GOMP_parallel(void (*fn)(void *), void *data,
                                unsigned num_threads, unsigned flags);
+GOMP_EXPORT void GOMP_teams_reg(void (*fn)(void *), void *data,
+                                unsigned num_teams, unsigned thread_limit,
+                                unsigned flags);
 GOMP_EXPORT void GOMP_parallel_sections(void (*fn)(void *), void *data,
                                         unsigned num_threads, unsigned count,
                                         unsigned flags);
@@ -219,6 +223,21 @@ void GOMP_parallel_sections(void (*fn)(void *), void *data,
     gomp_team_loop_t sections = {GOMP_KMP_DYNAMIC, 0, (long)count, 1, 1};
     gomp_parallel(__builtin_return_address(0), fn, data, num_threads,
                   GOMP_WORK_SECTIONS, &sections);
+}
+
+/* teams on the host (gcc 11 and later): num_teams teams in turn (0: no
+ * clause, one team, where libgomp makes 3), whose parallel regions span
+ * the cluster (fj_teams.c); flags carry nothing for the host. */
+void GOMP_teams_reg(void (*fn)(void *), void *data, unsigned num_teams,
+                    unsigned thread_limit, unsigned flags)
+{
+    (void)flags;
+    check_fault_handler();
+    char where[512];
+    fj_teams_run(gomp_location(__builtin_return_address(0), where,
+                               sizeof where),
+                 num_teams > INT32_MAX ? INT32_MAX : (int)num_teams,
+                 thread_limit > INT32_MAX ? 0 : (int)thread_limit, fn, data);
 }
 
 /* ---- combined parallel loops -------------------------------------------- */

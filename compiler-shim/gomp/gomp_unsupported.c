@@ -193,8 +193,9 @@ static const char taskred_why[] =
     "dsmomp does not implement GCC's task reductions; use a reduction "
     "clause on a loop or region";
 static const char target_why[] =
-    "dsmomp's host is the only device and one team spans the cluster "
-    "already; build without target and teams constructs";
+    "dsmomp does not run gcc's target regions; build the program with "
+    "clang (dsmcc), whose target regions run on the host, or without "
+    "target constructs";
 
 UNSUPPORTED_ENTRY(void, GOMP_parallel_start, "a parallel region (GOMP 1.0)",
                   old_abi_why)
@@ -264,4 +265,3 @@ UNSUPPORTED_ENTRY(void, GOMP_target_enter_exit_data,
                   "target enter/exit data", target_why)
 UNSUPPORTED_ENTRY(void, GOMP_teams, "teams", target_why)
 UNSUPPORTED_ENTRY(bool, GOMP_teams4, "teams", target_why)
-UNSUPPORTED_ENTRY(void, GOMP_teams_reg, "teams", target_why)

@@ -182,6 +182,8 @@ dsm_status_t dsm_config_load(void)
     config.timeout_ms = (unsigned)v * 1000u;
     if (env_int("DSM_PROGRESS_THREAD", 0, 1, 1, &v)) return DSM_ERR_INVALID;
     config.progress_thread = (int)v;
+    if (env_int("DSM_PROGRESS_REALTIME", 0, 1, 0, &v)) return DSM_ERR_INVALID;
+    config.progress_realtime = (int)v;
     if (env_int("DSM_ACTIVITY_FD", -1, 65535, -1, &v)) return DSM_ERR_INVALID;
     config.activity_fd = (int)v;
     if (env_int("DSM_MIGRATE_AFTER", 0, 255, DSM_DEFAULT_MIGRATE_AFTER, &v))

@@ -50,6 +50,7 @@ typedef struct dsm_config {
     dsm_report_mode_t report;      /* DSM_REPORT: auto, sharing, off */
     unsigned timeout_ms;           /* DSM_TIMEOUT in seconds, stored in ms */
     int progress_thread;           /* DSM_PROGRESS_THREAD: 1 */
+    int progress_realtime;         /* DSM_PROGRESS_REALTIME: 0 */
     int activity_fd;               /* DSM_ACTIVITY_FD: dsmrun's board, -1 */
     dsm_ucx_err_mode_t ucx_err_mode; /* DSM_UCX_ERR_MODE: auto */
     int migrate_after;             /* DSM_MIGRATE_AFTER: barrier epochs, 0 off */

@@ -195,11 +195,11 @@ static coh_wire_depart_t depart(const char *buf, size_t len)
      * buffer, so the records' ranges are aligned */
     /* gets from here on may see writes made after the departure; pushed
      * pages are kept by the invalidation that follows */
-    coh_push_begin(epoch);
+    coh_push_begin();
     if (d.hdr.overflow) {
         coh_invalidate_all();
     } else {
-        coh_push_apply(d.push, d.hdr.push_len, epoch);
+        coh_push_apply(d.push, d.hdr.push_len);
         coh_acquire_records(d.records, d.hdr.nrecords, 1);
     }
     coh_push_end();
@@ -249,7 +249,7 @@ static void gather_departure(int join)
         size_t n = coh_migrate_plan(depart_buf + gather_records_offset(),
                                     out - gather_records_offset(),
                                     hdr.nrecords,
-                                    (GATHER_BYTES - out) / sizeof *moves,
+                                    (GATHER_BYTES - out) / sizeof *moves, join,
                                     &moves);
         if (n)   /* moves may be NULL when there are none */
             memcpy(depart_buf + out, moves, n * sizeof *moves);
@@ -259,7 +259,8 @@ static void gather_departure(int join)
         hdr.push_len = (uint32_t)coh_push_build(
             depart_buf + gather_records_offset(),
             out - n * sizeof *moves - gather_records_offset(), hdr.nrecords,
-            epoch, join, depart_buf + out, GATHER_BYTES - out);
+            join ? COH_PUSH_JOIN : COH_PUSH_BARRIER, depart_buf + out,
+            GATHER_BYTES - out);
         out += hdr.push_len;
     }
     memcpy(depart_buf, &hdr, sizeof hdr);

@@ -17,6 +17,11 @@
  * (else sends it first as its own message), and the import applies it
  * first (or waits for it), then the handoff's own notices.
  *
+ * Node 0's hand-off is a push event as a departure is (coh_push.c): after
+ * the departure come the small changes of the pages its records name, so
+ * that the readers keep their copies of the page of the region's
+ * arguments instead of fetching it again at the region's start.
+ *
  * Layer: coherence.  Entry points: dsm_coh_handoff_export,
  * dsm_coh_handoff_import (coherence.h).  Application threads, outside the
  * fault handler; both run on the private runtime stack (a release must not
@@ -55,15 +60,19 @@ static void export_body(void *arg)
     size_t len = coh_own_records(out + sizeof hdr, c->cap - sizeof hdr,
                                  &hdr.nrecords, &overflow);
     hdr.overflow = (uint32_t)overflow;
-    /* the readers' copies these drop come back at their next departure */
-    if (!overflow)
-        coh_push_forked(out + sizeof hdr, hdr.nrecords);
     /* a departure held since the last join goes along when it fits */
     hdr.depart_len = (uint32_t)coh_join_embed(out + sizeof hdr + len,
                                               c->cap - sizeof hdr - len);
+    /* the small changes of node 0's pages these records name, after the
+     * departure (applied in that order) */
+    size_t at = sizeof hdr + len + hdr.depart_len;
+    if (!overflow)
+        hdr.push_len = (uint32_t)coh_push_build(
+            out + sizeof hdr, len, hdr.nrecords, COH_PUSH_FORK, out + at,
+            c->cap - at);
     coh_protocol_unlock();
     memcpy(out, &hdr, sizeof hdr);
-    c->len = sizeof hdr + len + hdr.depart_len;
+    c->len = at + hdr.push_len;
     c->status = DSM_OK;
 }
 
@@ -98,10 +107,15 @@ static void import_body(void *arg)
     coh_protocol_lock();
     /* the join's departure first: in the handoff, or its own message */
     coh_join_finish_with(h.depart, h.hdr.depart_len);
-    if (h.hdr.overflow)
+    /* a push event on every node, as a departure (coh_push.c) */
+    coh_push_begin();
+    if (h.hdr.overflow) {
         coh_invalidate_all();
-    else
+    } else {
+        coh_push_apply(h.push, h.hdr.push_len);
         coh_acquire_records(h.records, h.hdr.nrecords, 1);
+    }
+    coh_push_end();
     if (h.hdr.vc_creator > coh.vc[h.hdr.creator])
         coh.vc[h.hdr.creator] = h.hdr.vc_creator;
     coh_prefetch_epoch(coh_prefetch_pending());

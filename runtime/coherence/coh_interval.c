@@ -322,6 +322,7 @@ static int keep_eager_remote(size_t index, coh_page_t *pg)
     int changed = send_diff(index, pg) != 0;
     if (changed) {
         memcpy(coh_page_twin(index), coh_page_rt(index), DSM_PAGE_SIZE);
+        coh_push_installed(index, 1);   /* this node changed it */
         pg->eager_idle = 0;
     } else if (++pg->eager_idle >= EAGER_IDLE) {
         atomic_fetch_and(&pg->flags, (uint8_t)~PF_EAGER);

@@ -18,6 +18,12 @@
  * move needs twice as many epochs of one writer as the one before (at
  * most DSM_MIGRATE_AFTER << MOVE_BACKOFF_MAX); a page that stayed
  * MOVE_FORGET barriers since its last move is counted afresh.
+ * A page that several nodes, node 0 among them, write in the last epochs
+ * of as many regions moves to node 0 at a join (the gather point: no diff
+ * and no refresh for node 0, the others' diffs need no acknowledgement,
+ * and node 0's departures push the page to the other writers,
+ * coh_push.c); not at barriers inside a region, where it may be a flag
+ * node 0 waits for with flushes.
  * Two nodes that both write a page every epoch can still make it move: a
  * home's writes to its private page leave no notice, so when the other
  * node's first write of an epoch registers the page after the home wrote
@@ -42,6 +48,7 @@
 
 #define CHUNK_PAGES 256u
 #define WRITER_MANY 0xFFFFu
+#define WRITER_MANY_0 0xFFFEu          /* several, node 0 among them */
 #define PLAN_ENTRIES ((size_t)1 << 20)
 
 /* node 0 only: per page, the writers of the current epoch (0 none, node+1,
@@ -102,13 +109,16 @@ static void count_writer(uint32_t creator, size_t first, size_t count,
     uint16_t self = (uint16_t)(creator + 1);
     for (size_t p = first; p < first + count; p++) {
         uint16_t w = epoch_writer[p];
-        epoch_writer[p] = w == 0 || w == self ? self : WRITER_MANY;
+        epoch_writer[p] = w == 0 || w == self ? self
+                          : w == 1 || self == 1 || w == WRITER_MANY_0
+                              ? WRITER_MANY_0 : WRITER_MANY;
     }
 }
 
 typedef struct plan_state {
     size_t n, max;
     unsigned after;
+    int join;
 } plan_state_t;
 
 /* Returns whether the move is in the plan: a full plan only leaves moves
@@ -136,6 +146,16 @@ static void decide(uint32_t creator, size_t first, size_t count, void *ctx)
         if (w == 0)
             continue;
         epoch_writer[p] = 0;
+        /* several writers, node 0 among them, in the last epoch of a
+         * region: node 0 is the candidate.  Its writes then need no diff,
+         * the others' diffs reach it before their arrivals (no
+         * acknowledgement), it needs no refresh at the join, and its
+         * departures push the page to the other writers (coh_push.c).
+         * Only at joins: inside a region such a page may be a flag node 0
+         * waits for with flushes, and at its home node 0 would see the
+         * flag before its flush acquired the data (design.md, "Flush") */
+        if (w == WRITER_MANY_0)
+            w = ps->join ? 1 : WRITER_MANY;
         if (w == WRITER_MANY || (uint32_t)(w - 1) == coh.pages[p].home) {
             candidate[p] = 0;
             continue;
@@ -160,7 +180,8 @@ static void decide(uint32_t creator, size_t first, size_t count, void *ctx)
 }
 
 size_t coh_migrate_plan(const char *records, size_t len, uint32_t nrecords,
-                        size_t max_moves, const coh_migration_t **out)
+                        size_t max_moves, int join,
+                        const coh_migration_t **out)
 {
     unsigned after = (unsigned)dsm_config()->migrate_after;
     plan_epoch++;
@@ -168,7 +189,7 @@ size_t coh_migrate_plan(const char *records, size_t len, uint32_t nrecords,
     if (!after || coh.size < 2 || !nrecords)
         return 0;
     plan_state_t ps = {0, max_moves < PLAN_ENTRIES ? max_moves : PLAN_ENTRIES,
-                       after};
+                       after, join};
     walk_records(records, len, nrecords, count_writer, NULL);
     walk_records(records, len, nrecords, decide, &ps);
     if (ps.n)

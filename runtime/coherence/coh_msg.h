@@ -72,16 +72,18 @@ typedef struct coh_msg_arrive {
 /* Handoff (a one-way release carried in another layer's message, e.g. a
  * fork): header, then nrecords records of the creator's intervals since
  * the last barrier, then depart_len bytes of the departure of a one-way
- * join the creator held (coh_msg_depart_t and what follows), if it fits.
- * overflow: the records did not fit (or the log lost one); the receiver
- * invalidates every page instead. */
+ * join the creator held (coh_msg_depart_t and what follows), if it fits,
+ * then push_len bytes of pushed updates of node 0's pages that the
+ * records name (as in a departure; coh_push.c).  overflow: the records
+ * did not fit (or the log lost one); the receiver invalidates every page
+ * instead, and nothing is pushed. */
 typedef struct coh_msg_handoff {
     uint32_t creator;
     uint32_t vc_creator;     /* the creator's intervals, all included */
     uint32_t overflow;
     uint32_t nrecords;
     uint32_t depart_len;
-    uint32_t pad;
+    uint32_t push_len;
 } coh_msg_handoff_t;
 
 /* Barrier departure: header, the merged vector time (size entries), the

@@ -162,28 +162,28 @@ void coh_prefetch_epoch(uintptr_t label);
 uintptr_t coh_prefetch_pending(void);
 
 /* Pushed updates (coh_push.c; design.md, "Pushed updates").  Node 0:
- * coh_push_build appends to a departure being built (at most cap bytes)
- * the small changes of its shared home pages that the records name,
- * returns the bytes.  Other nodes: coh_push_begin(E) before departure E's
- * acquire, coh_push_apply its pushed bytes (checked, coh_wire_depart) to
- * the copies that equal node 0's snapshot, coh_push_kept tells the
+ * coh_push_build appends to a departure or a fork's hand-off being built
+ * (at most cap bytes) the small changes of its shared home pages that the
+ * records name, returns the bytes; kind says which message (a fork's
+ * pages left out are pushed whole at the region's first barrier).  Other
+ * nodes, for every push event (departure or fork, in the order node 0
+ * built them): coh_push_begin before the event's acquire, coh_push_apply
+ * its pushed bytes (checked, coh_wire_depart / coh_wire_handoff) to the
+ * copies that equal node 0's snapshot, coh_push_kept tells the
  * invalidation which it must keep, coh_push_end after.
  * coh_push_installed: a get filled the pages' copies, or this node wrote
  * one (any thread, the fault handler included; page locks held).
- * coh_push_home_moved: a home move took the page.  coh_push_forked: node
- * 0 exported these records of its own in a fork's hand-off (their pages'
- * next push at a barrier, not a join, is the whole page). */
+ * coh_push_home_moved: a home move took the page. */
+enum { COH_PUSH_BARRIER, COH_PUSH_JOIN, COH_PUSH_FORK };
 dsm_status_t coh_push_setup(void);
 size_t coh_push_build(const char *records, size_t records_len,
-                      uint32_t nrecords, uint64_t epoch, int join, char *out,
-                      size_t cap);
-void coh_push_begin(uint64_t epoch);
-void coh_push_apply(const unsigned char *push, size_t len, uint64_t epoch);
+                      uint32_t nrecords, int kind, char *out, size_t cap);
+void coh_push_begin(void);
+void coh_push_apply(const unsigned char *push, size_t len);
 int coh_push_kept(size_t index);
 void coh_push_end(void);
 void coh_push_installed(size_t first, size_t n);
 void coh_push_home_moved(size_t index);
-void coh_push_forked(const char *records, uint32_t nrecords);
 
 /* Handler registration, before dsm_tp_init, in coherence's id range. */
 static inline dsm_status_t coh_am_register(unsigned id,
@@ -219,11 +219,13 @@ int coh_fault_handler(uintptr_t addr, int access);
 
 /* Home migration (coh_migrate.c).  Node 0: decide the home moves of a
  * barrier from the records it gathered (the departure's record section),
- * at most max_moves; *out points at them, valid until the next call.  Every node: apply
+ * at most max_moves (join: the barrier ends a parallel region); *out
+ * points at them, valid until the next call.  Every node: apply
  * the moves of a departure (packed coh_migration_t) and wait until every
  * node has.  Protocol mutex. */
 size_t coh_migrate_plan(const char *records, size_t len, uint32_t nrecords,
-                        size_t max_moves, const coh_migration_t **out);
+                        size_t max_moves, int join,
+                        const coh_migration_t **out);
 void coh_migrate_apply(const char *list, size_t n);
 
 /* The global part of a barrier: one thread per node; a node other than 0

@@ -1,47 +1,60 @@
 /*
- * coh_push.c - pushed updates: a barrier departure carries the small
- * changes of node 0's home pages, and a node whose copy of such a page is
- * what node 0 last pushed (or fetched and unchanged since) applies them
- * instead of dropping the copy, so its next read needs no fault and no
- * fetch.  See doc/design.md, "Pushed updates".
+ * coh_push.c - pushed updates: a barrier departure, and a fork's hand-off,
+ * carries the small changes of node 0's home pages, and a node whose copy
+ * of such a page is what node 0 last pushed (or fetched and unchanged
+ * since) applies them instead of dropping the copy, so its next read needs
+ * no fault and no fetch.  See doc/design.md, "Pushed updates".
  *
- * Node 0 (gather): for each page of the epoch's records that it homes and
- * shares, it keeps a snapshot of the page as it was at the last departure
- * that named it (a shadow of the space, node 0 only).  The departure
- * carries diff(page now, snapshot) when small (PUSH_PAGE_BYTES, at most
- * PUSH_BYTES in all), and the snapshot becomes the page.  Nobody writes
- * at that moment: every node has arrived, and every diff and atomic of the
- * epoch reached node 0 before the arrival of its sender.
+ * Node 0 (gather, or a fork's export): for each page of the records that
+ * it homes and shares, it keeps a snapshot of the page as it was at the
+ * last push event that named it (a shadow of the space, node 0 only).
+ * The message carries diff(page now, snapshot) when small
+ * (PUSH_PAGE_BYTES, at most PUSH_BYTES in all), and the snapshot becomes
+ * the page.  Nobody writes at that moment: at a gather every node has
+ * arrived, and every diff and atomic of the epoch reached node 0 before
+ * the arrival of its sender; at a fork only node 0's forking thread runs
+ * and the other nodes wait for the FORK.
  *
- * Every other node: a stamp per page, 2 * (barriers completed) when the
- * copy was installed by a get or written here, 2 * E + 1 when the push of
- * departure E was applied.  At departure E a copy whose stamp is below
- * 2 * E was installed before departure E - 1 and neither fetched again
- * nor written since; since every change of the page after the copy was
- * taken is named by a record and a named page is dropped unless pushed,
- * it equals node 0's snapshot, so the diff makes it node 0's page of
- * departure E.  (An atomic writes its value into the caller's copy: that
- * stamps it too.)  A whole page, sent at a page's second naming and every
- * PUSH_FULL_EVERY pushes, and at the first barrier (not a join) that
- * names a page after a hand-off that named it, may replace any clean copy.  The invariants
- * build carries hashes of node 0's page and of the snapshot with each
- * entry and checks the copy before and after (rule U1).
+ * Push events: every departure and every fork, in one order on every node
+ * (each node receives every departure and every FORK, proxies included; a
+ * fork's import applies the held departure first).  Every other node
+ * counts them (events) and keeps a stamp per page: 2 * events when the
+ * copy was installed by a get or written here, 2 * K + 1 when the push of
+ * event K was applied.  At event K a copy whose stamp is below 2 * K was
+ * installed before event K - 1 and neither fetched again nor written
+ * since; since every change of the page after the copy was taken is
+ * named by a record of some event (a departure names the epoch's writes,
+ * a fork node 0's serial writes since the join) and a named page is
+ * dropped unless pushed, it equals node 0's snapshot, so the diff makes it
+ * node 0's page of event K.  (An atomic writes its value into the
+ * caller's copy: that stamps it too.)  A whole page, sent at a page's
+ * second naming and every PUSH_FULL_EVERY pushes, at the first barrier
+ * or join that names a page after a fork that named it without a diff,
+ * and at a join whenever another node wrote the page in the region's
+ * last epoch, may replace any clean copy.  Eager non-home copies (writable, twin equal to the page
+ * since their release) take pushes too, page and twin: a page several
+ * nodes write, node 0 among them, moves home to node 0 (coh_migrate.c)
+ * and the departure's whole page replaces the other writers' refresh
+ * gets.  The invariants build
+ * carries hashes of node 0's page and of the snapshot with each entry and
+ * checks the copy before and after (rule U1).
  *
- * Why after a fork: the hand-off's notices of node 0's serial writes drop
- * every reader's copy, and a copy fetched again after departure E - 1
- * (stamp 2E) cannot take departure E's diff; dropped again, it is fetched
- * again in epoch E, and so on: a page node 0 writes before every region
- * and after every reduction (the master's stack page holding `sum` and
- * the region's arguments) was fetched after every barrier of a region
- * until the next whole page, ~16 barriers on average
- * (coh_push_forked; performance.md, "Critical path of a reduction").
- * Not at the join: when node 0's serial code writes the page again before
- * the next region, that fork's notices drop the page anyway, and the
- * whole page would only make every FORK 4 KiB longer (tiny).
+ * Why at a fork: node 0's serial code writes the page that holds the
+ * region's arguments (the master's stack) before every region, and the
+ * hand-off's notices dropped every reader's copy, so each reader fetched
+ * it again at the region's start, a round trip on every region's
+ * critical path (tiny; performance.md, "Critical path: one reduction, one
+ * tiny region").  A fork that names a page without pushing it (a large
+ * change, the first snapshot, no room) leaves the readers to fetch it
+ * during the region, after the fork, and such a copy cannot take the
+ * next departure's diff; the first barrier of the region then sends the
+ * whole page.  Not at the join: the next fork pushes or drops the page
+ * anyway.
  *
  * Layer: coherence.  coh_push_installed: the fault handler and the
  * protocol's gets (plain stores under the pages' locks).  Everything
- * else: the thread doing the barrier's global part, protocol mutex held.
+ * else: the thread doing the barrier's global part or the fork's hand-off,
+ * protocol mutex held.
  */
 #include <string.h>
 
@@ -58,20 +71,29 @@
 #define PUSH_PAGE_BYTES 512u          /* an encoded diff this small goes */
 #define PUSH_BYTES ((size_t)16 << 10) /* per departure, diffs and headers */
 #define PUSH_SKIP 16u                 /* namings a large change skips */
-#define PUSH_FULL_EVERY 32u           /* every so many pushes, the page */
+/* every so many pushes, the page; odd: a page named at every barrier
+ * whose reader drops and fetches it in alternate epochs (a fetch during
+ * an epoch cannot take that epoch's diff) holds a valid copy at every
+ * other push, and an even period would always hit the same phase */
+#define PUSH_FULL_EVERY 31u
 #define FULL_BYTES (4u + DSM_PAGE_SIZE)
 
 static uint32_t *stamp;                /* every node but 0 */
-static _Atomic uint32_t clock2;        /* 2 * barriers completed, the one
-                                          whose departure is being applied
-                                          included */
-static uint32_t kept_mark;             /* 2E + 1 during departure E, or 0 */
+static uint32_t events;                /* push events applied (departures
+                                          and forks) */
+static _Atomic uint32_t clock2;        /* 2 * events, the one being
+                                          applied included */
+static uint32_t kept_mark;             /* 2K + 1 during event K, or 0 */
 
 /* node 0 */
 static char *snap;                     /* snapshot shadow */
 static uint8_t *snap_ok, *snap_skip, *snap_count;
-static uint8_t *snap_forked;           /* named by node 0's last hand-off */
-static uint32_t *snap_seen;            /* epoch + 1 of the last look */
+static uint8_t *snap_forked;           /* named, not pushed, by the last
+                                          fork */
+static uint32_t *snap_seen;            /* build of the last look */
+static uint32_t builds;                /* push builds, 1, 2, ... */
+static uint32_t *snap_remote;          /* build that found it written by
+                                          another node */
 static unsigned char *enc;             /* one page's encoding */
 #define PUSH_MAX_PAGES (PUSH_BYTES / sizeof(coh_diff_page_t))
 static uint64_t hashes[2 * PUSH_MAX_PAGES];
@@ -93,9 +115,10 @@ dsm_status_t coh_push_setup(void)
     snap_count = coh_table_alloc(coh.npages);
     snap_forked = coh_table_alloc(coh.npages);
     snap_seen = coh_table_alloc(coh.npages * sizeof *snap_seen);
+    snap_remote = coh_table_alloc(coh.npages * sizeof *snap_remote);
     enc = coh_table_alloc(DSM_DIFF_MAX_ENCODED(DSM_PAGE_SIZE));
     if (!snap || !snap_ok || !snap_skip || !snap_count || !snap_forked ||
-        !snap_seen || !enc)
+        !snap_seen || !snap_remote || !enc)
         return DSM_ERR_NOMEM;
     dsm_sys_dump_exclude(snap, coh.npages << DSM_PAGE_SHIFT);
     return DSM_OK;
@@ -159,18 +182,42 @@ static size_t put_entry(size_t p, const char *page, size_t n, int full,
     return need;
 }
 
-/* One page named at gather `epoch`: push its change (or, when readers
- * may have lost the chain of snapshots, the whole page) when small. */
-static size_t push_page(size_t p, uint64_t epoch, int join, char *out,
-                        size_t len, size_t cap, uint32_t *npages)
+/* One page named at this build: push its change (or, when readers may
+ * have lost the chain of snapshots, the whole page) when small.  At a
+ * fork, a named page left out is marked for the region's first barrier. */
+static size_t push_page(size_t p, int kind, char *out, size_t len,
+                        size_t cap, uint32_t *npages)
 {
     coh_page_t *pg = &coh.pages[p];
     uint8_t flags = atomic_load(&pg->flags);
-    if (snap_seen[p] == (uint32_t)epoch + 1 ||
+    if (snap_seen[p] == builds ||
         (flags & (PF_HOME | PF_SHARED)) != (PF_HOME | PF_SHARED))
         return len;
-    snap_seen[p] = (uint32_t)epoch + 1;
+    snap_seen[p] = builds;
+    size_t put = 0;
+    if (kind == COH_PUSH_FORK)
+        snap_forked[p] = 1;   /* cleared below when pushed */
     char *page = coh_page_rt(p), *base = snap + (p << DSM_PAGE_SHIFT);
+    if (snap_remote[p] == builds && kind == COH_PUSH_JOIN &&
+        len + sizeof(coh_diff_page_t) + FULL_BYTES <= cap / 4 * 3) {
+        /* another node wrote it in the epoch: its copy (eager non-home,
+         * kept writable; or written and released) is no snapshot of
+         * ours, but the whole page, which holds its diff, may replace it:
+         * no refresh get for the other writers of a shared page at the
+         * next fork.  Only at joins (their departure rides the FORK, and
+         * node 0 runs alone meanwhile): inside a region 4 KiB more per
+         * barrier and page.  At most 3/4 of the room: the rest for node
+         * 0's small changes; past it, the diff below (the writers drop
+         * their copies) */
+        memcpy(base, page, DSM_PAGE_SIZE);
+        snap_ok[p] = 1;
+        snap_skip[p] = 0;
+        snap_forked[p] = 0;
+        put = put_entry(p, page, 0, 1, out, len, cap, npages);
+        if (!put)
+            snap_ok[p] = 0;
+        return len + put;
+    }
     if (snap_skip[p]) {
         snap_skip[p]--;
         return len;
@@ -196,18 +243,24 @@ static size_t push_page(size_t p, uint64_t epoch, int join, char *out,
     /* now and then the whole page, for readers that fetched it again (a
      * lock, their own write) and so no longer hold the last snapshot */
     int full = ++snap_count[p] % PUSH_FULL_EVERY == 0;
-    /* at a join the next fork's notices may drop the page again anyway
-     * (node 0's serial code writes it before every region): the mark
-     * waits for a barrier inside a region */
-    if (snap_forked[p] && !join) {
+    /* readers whose copy the fork dropped (or that had none: a whole
+     * page reaches valid copies only) fetch it during the region, after
+     * the fork, and are out of the chain: the region's first barrier or
+     * its join sends the whole page, after which forks and barriers keep
+     * their copies */
+    if (snap_forked[p] && kind != COH_PUSH_FORK) {
         snap_forked[p] = 0;
         full = 1;
     }
-    size_t put = put_entry(p, page, n, full, out, len, cap, npages);
-    if (!put && full)
+    put = put_entry(p, page, n, full, out, len, cap, npages);
+    if (!put && full) {
+        full = 0;
         put = put_entry(p, page, n, 0, out, len, cap, npages);
+    }
     if (!put)   /* no room: readers drop the page; start again later */
         snap_ok[p] = 0;
+    else if (kind == COH_PUSH_FORK && !full)
+        snap_forked[p] = 0;
     return len + put;
 }
 
@@ -219,6 +272,7 @@ typedef struct named {
     uint32_t nranges, range;         /* of the open record */
     const unsigned char *ranges;
     size_t page, end;                /* the open range: [page, end) */
+    uint32_t creator;                /* of the open record */
 } named_t;
 
 static named_t named_first(const char *records, uint32_t nrecords)
@@ -251,13 +305,13 @@ static int named_next(named_t *it)
         coh_record_hdr_t rec;
         coh_wire_record_next(it->records, &it->pos, &rec, &it->ranges);
         it->nranges = rec.nranges;
+        it->creator = rec.creator;
         it->range = 0;
     }
 }
 
 size_t coh_push_build(const char *records, size_t records_len,
-                      uint32_t nrecords, uint64_t epoch, int join, char *out,
-                      size_t cap)
+                      uint32_t nrecords, int kind, char *out, size_t cap)
 {
     (void)records_len;
     if (!enabled || coh.rank != 0)
@@ -268,8 +322,13 @@ size_t coh_push_build(const char *records, size_t records_len,
         return 0;
     size_t len = sizeof(coh_msg_diff_t);
     uint32_t npages = 0;
+    if (++builds == 0)   /* snap_seen's 0 means never */
+        builds = 1;
     for (named_t it = named_first(records, nrecords); named_next(&it);)
-        len = push_page(it.page, epoch, join, out, len, cap, &npages);
+        if (it.creator != 0)
+            snap_remote[it.page] = builds;
+    for (named_t it = named_first(records, nrecords); named_next(&it);)
+        len = push_page(it.page, kind, out, len, cap, &npages);
     if (!npages)
         return 0;
     uint32_t nhash = DSM_INVARIANTS_ON ? 2 * npages : 0;
@@ -281,25 +340,24 @@ size_t coh_push_build(const char *records, size_t records_len,
     return len;
 }
 
-void coh_push_forked(const char *records, uint32_t nrecords)
-{
-    if (!enabled || coh.rank != 0)
-        return;
-    for (named_t it = named_first(records, nrecords); named_next(&it);)
-        snap_forked[it.page] = 1;
-}
-
 /* A valid copy of ours, clean (written copies were diffed to node 0 at
  * our release, so node 0's page holds our writes), of a page node 0
- * homes; for a diff, also node 0's snapshot: unchanged since departure
- * E - 1 (stamp).  A whole page is what a fetch at the gather would give. */
-static int takes_push(size_t p, uint64_t epoch, int full)
+ * homes: read-only, or eager non-home (writable, its twin equal to it
+ * since the release before this event); for a diff, also node 0's
+ * snapshot: unchanged since event K - 1 (stamp; an eager copy's release
+ * of a change stamps it).  A whole page is what a fetch at the build
+ * would give. */
+static int takes_push(size_t p, int full)
 {
     const coh_page_t *pg = &coh.pages[p];
-    return pg->home == 0 && atomic_load(&pg->state) == PS_READONLY &&
-           !(atomic_load(&pg->flags) &
-             (PF_HOME | PF_DIRECT | PF_EAGER | PF_TWIN | PF_REFRESH)) &&
-           (full || stamp[p] < 2 * (uint32_t)epoch);
+    uint8_t flags = atomic_load(&pg->flags);
+    int state = atomic_load(&pg->state);
+    int clean = state == PS_READONLY && !(flags & (PF_EAGER | PF_TWIN));
+    int eager = state == PS_WRITABLE &&
+                (flags & (PF_EAGER | PF_TWIN)) == (PF_EAGER | PF_TWIN);
+    return pg->home == 0 && (clean || eager) &&
+           !(flags & (PF_HOME | PF_DIRECT | PF_REFRESH)) &&
+           (full || stamp[p] < 2 * events);
 }
 
 static int is_full(const unsigned char *diff, size_t len)
@@ -312,17 +370,20 @@ static int is_full(const unsigned char *diff, size_t len)
            run[1] == ((DSM_PAGE_SIZE / DSM_DIFF_WORD) | DSM_DIFF_FULL_RUN);
 }
 
-void coh_push_begin(uint64_t epoch)
+void coh_push_begin(void)
 {
-    /* gets from now on may see writes after the departure */
-    atomic_store_explicit(&clock2, 2 * (uint32_t)epoch + 2,
-                          memory_order_relaxed);
-    kept_mark = 2 * (uint32_t)epoch + 1;
+    /* gets from now on may see writes after the departure or fork */
+    atomic_store_explicit(&clock2, 2 * events + 2, memory_order_relaxed);
+    kept_mark = 2 * events + 1;
 }
 
-void coh_push_end(void) { kept_mark = 0; }
+void coh_push_end(void)
+{
+    kept_mark = 0;
+    events++;
+}
 
-void coh_push_apply(const unsigned char *push, size_t len, uint64_t epoch)
+void coh_push_apply(const unsigned char *push, size_t len)
 {
     if (!len || coh.rank == 0 || !stamp)
         return;
@@ -341,26 +402,29 @@ void coh_push_apply(const unsigned char *push, size_t len, uint64_t epoch)
         coh_wire_diff_next(push, &pos, &p, &diff, &diff_len);
         coh_page_lock(p);
         int full = is_full(diff, diff_len);
-        if (takes_push(p, epoch, full)) {
+        if (takes_push(p, full)) {
             uint64_t want[2] = {0, 0};
             if (hdr.pad)
                 memcpy(want, hash + (size_t)k * 16, sizeof want);
             if (hdr.pad && !full && page_hash(coh_page_rt(p)) != want[1])
                 dsm_fatal("invariant violated: U1: a copy that takes a "
                           "pushed diff equals node 0's snapshot (page %u "
-                          "at barrier %llu: stamp %u, state %u, flags "
-                          "0x%x)", p, (unsigned long long)epoch, stamp[p],
+                          "at push event %u: stamp %u, state %u, flags "
+                          "0x%x)", p, events, stamp[p],
                           atomic_load(&coh.pages[p].state),
                           atomic_load(&coh.pages[p].flags));
             if (dsm_diff_apply(coh_page_rt(p), DSM_PAGE_SIZE, diff, diff_len,
                                NULL) != DSM_OK)
                 dsm_fatal("pushed update of page %u malformed", p);
+            /* an eager copy's next diff is from the page as pushed */
+            if (atomic_load(&coh.pages[p].flags) & PF_TWIN)
+                memcpy(coh_page_twin(p), coh_page_rt(p), DSM_PAGE_SIZE);
             stamp[p] = kept_mark;
             applied++;
             if (hdr.pad && page_hash(coh_page_rt(p)) != want[0])
                 dsm_fatal("invariant violated: U1: a page updated by a "
-                          "push equals node 0's copy (page %u at barrier "
-                          "%llu)", p, (unsigned long long)epoch);
+                          "push equals node 0's copy (page %u at push "
+                          "event %u)", p, events);
         }
         coh_check_page(p, "a pushed update");
         coh_page_unlock(p);

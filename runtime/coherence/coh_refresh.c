@@ -69,6 +69,8 @@ size_t coh_refresh_select(size_t first, size_t n)
     for (size_t i = first; i < first + n; i++) {
         coh_page_t *pg = &coh.pages[i];
         uint8_t flags = atomic_load(&pg->flags);
+        if (coh_push_kept(i))   /* current: the push updated it */
+            continue;
         if ((flags & (PF_EAGER | PF_HOME)) == PF_EAGER &&
             atomic_load(&pg->state) == PS_WRITABLE) {
             atomic_fetch_or(&pg->flags, PF_REFRESH);
@@ -76,7 +78,7 @@ size_t coh_refresh_select(size_t first, size_t n)
             continue;
         }
         uint8_t h = heat[i];
-        if (h == 0 || h == HEAT_NOTICED || coh_push_kept(i) ||
+        if (h == 0 || h == HEAT_NOTICED ||
             atomic_load(&pg->state) != PS_READONLY ||
             (atomic_load(&pg->flags) & (PF_HOME | PF_DIRECT)) ||
             !dsm_tp_peer_mapped(pg->home, DSM_TP_SEG_REGION))

@@ -82,6 +82,25 @@ dsm_status_t coh_wire_arrive(const void *msg, size_t len,
     return DSM_OK;
 }
 
+/* Pushed updates (coh_msg_diff_t, diffs, hashes): well formed. */
+static dsm_status_t check_push(const unsigned char *push, size_t len,
+                               const coh_wire_limits_t *lim)
+{
+    coh_msg_diff_t ph;
+    uint32_t npush;
+    if (!len)
+        return DSM_OK;
+    if (len < sizeof ph)
+        return DSM_ERR_PROTOCOL;
+    memcpy(&ph, push, sizeof ph);
+    size_t hashes = (size_t)ph.pad * sizeof(uint64_t);
+    if ((ph.pad && ph.pad != 2 * ph.npages) || hashes > len - sizeof ph ||
+        coh_wire_diffs(push, len - hashes, lim, DSM_PAGE_SIZE, &npush) !=
+            DSM_OK)
+        return DSM_ERR_PROTOCOL;
+    return DSM_OK;
+}
+
 dsm_status_t coh_wire_handoff(const void *msg, size_t len,
                               const coh_wire_limits_t *lim,
                               coh_wire_handoff_t *out)
@@ -91,17 +110,22 @@ dsm_status_t coh_wire_handoff(const void *msg, size_t len,
     if (!msg || len < sizeof h.hdr)
         return DSM_ERR_PROTOCOL;
     memcpy(&h.hdr, m, sizeof h.hdr);
-    if (h.hdr.depart_len > len - sizeof h.hdr)
+    if (h.hdr.depart_len > len - sizeof h.hdr ||
+        h.hdr.push_len > len - sizeof h.hdr - h.hdr.depart_len)
         return DSM_ERR_PROTOCOL;
     h.records = m + sizeof h.hdr;
-    h.records_len = len - sizeof h.hdr - h.hdr.depart_len;
+    h.records_len = len - sizeof h.hdr - h.hdr.depart_len - h.hdr.push_len;
     h.depart = h.hdr.depart_len ? h.records + h.records_len : NULL;
+    h.push = h.records + h.records_len + h.hdr.depart_len;
+    if (check_push(h.push, h.hdr.push_len, lim) != DSM_OK)
+        return DSM_ERR_PROTOCOL;
     coh_wire_depart_t d;
     if (h.depart && coh_wire_depart(h.depart, h.hdr.depart_len, lim, &d) !=
                         DSM_OK)
         return DSM_ERR_PROTOCOL;
-    if (h.hdr.creator >= lim->nodes || h.hdr.overflow > 1 || h.hdr.pad ||
-        (h.hdr.overflow && (h.hdr.nrecords || h.records_len)) ||
+    if (h.hdr.creator >= lim->nodes || h.hdr.overflow > 1 ||
+        (h.hdr.overflow &&
+         (h.hdr.nrecords || h.records_len || h.hdr.push_len)) ||
         coh_wire_records(h.records, h.records_len, h.hdr.nrecords, lim) !=
             DSM_OK)
         return DSM_ERR_PROTOCOL;
@@ -139,19 +163,8 @@ dsm_status_t coh_wire_depart(const void *msg, size_t len,
             return DSM_ERR_PROTOCOL;
         size_t end = len - d.hdr.push_len;
         d.push = m + end;
-        if (d.hdr.push_len) {
-            coh_msg_diff_t ph;
-            uint32_t npush;
-            if (d.hdr.push_len < sizeof ph)
-                return DSM_ERR_PROTOCOL;
-            memcpy(&ph, d.push, sizeof ph);
-            size_t hashes = (size_t)ph.pad * sizeof(uint64_t);
-            if ((ph.pad && ph.pad != 2 * ph.npages) ||
-                hashes > d.hdr.push_len - sizeof ph ||
-                coh_wire_diffs(d.push, d.hdr.push_len - hashes, lim,
-                               DSM_PAGE_SIZE, &npush) != DSM_OK)
-                return DSM_ERR_PROTOCOL;
-        }
+        if (check_push(d.push, d.hdr.push_len, lim) != DSM_OK)
+            return DSM_ERR_PROTOCOL;
         /* the records end where the home moves begin */
         size_t moves = (size_t)d.hdr.nmigrations * sizeof(coh_migration_t);
         if (moves > end - pos)

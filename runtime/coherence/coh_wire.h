@@ -54,14 +54,16 @@ dsm_status_t coh_wire_arrive(const void *msg, size_t len,
                              const coh_wire_limits_t *lim,
                              coh_wire_arrive_t *out);
 
-/* Handoff (coh_msg_handoff_t, its records, a departure): creator below
- * nodes, records all of the creator (none with overflow set); the
- * departure, when there is one, a well-formed one (coh_wire_depart). */
+/* Handoff (coh_msg_handoff_t, its records, a departure, pushed updates):
+ * creator below nodes, records all of the creator (none, and no push,
+ * with overflow set); the departure, when there is one, a well-formed one
+ * (coh_wire_depart); the push as a departure's. */
 typedef struct coh_wire_handoff {
     coh_msg_handoff_t hdr;
     const unsigned char *records;
     size_t records_len;
     const unsigned char *depart;        /* hdr.depart_len bytes, or NULL */
+    const unsigned char *push;          /* hdr.push_len bytes, checked */
 } coh_wire_handoff_t;
 dsm_status_t coh_wire_handoff(const void *msg, size_t len,
                               const coh_wire_limits_t *lim,

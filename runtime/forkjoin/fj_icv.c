@@ -483,6 +483,16 @@ void fj_icv_set_nested(int nested)
 
 int fj_icv_thread_limit(void) { return thread_limit > 0 ? thread_limit : 1; }
 
+int fj_icv_limit_threads(int limit)
+{
+    int saved = thread_limit;
+    if (limit > 0 && limit < thread_limit)
+        thread_limit = limit;
+    return saved;
+}
+
+void fj_icv_restore_thread_limit(int saved) { thread_limit = saved; }
+
 /* ---- device-wide ICVs ---------------------------------------------------- */
 
 int fj_icv_num_teams(void) { return device_icv.nteams; }

@@ -76,6 +76,8 @@ typedef struct fj_fork_msg {
                                 node 0's master forks inside serialised
                                 regions */
     int32_t icv_max_active_levels;
+    int32_t team_num;        /* in a teams region: the team, of num_teams */
+    int32_t num_teams;       /* 1 outside teams regions */
     int32_t pad;
     uint64_t args[FJ_MAX_ARGS];
 } fj_fork_msg_t;
@@ -172,6 +174,9 @@ typedef struct fj_team {
      * cluster's team) with that thread's number there and its level;
      * levels between parent_level and level were serialised */
     int level, active_level;
+    /* the league it belongs to (omp_get_team_num, omp_get_num_teams):
+     * team 0 of 1 outside teams regions */
+    int team_num, num_teams;
     struct fj_team *parent;
     int parent_level, parent_num;
     /* the team-wide words: NULL for node 0's CONTROL copy (the cluster's
@@ -209,6 +214,8 @@ typedef struct fj_thread {
     int num;                 /* thread number in the team */
     int serial;              /* serialised regions nested inside */
     int pushed;              /* num_threads for the next fork, 0: none */
+    int in_teams;            /* in a teams region's initial thread */
+    int team_num, num_teams; /* there: its team, of num_teams (fj_teams.c) */
     int red_locked;          /* holds a reduction's cluster lock */
     /* constructs met in the current region, in the order every member
      * meets them */
@@ -308,6 +315,12 @@ static inline int fj_active_level_of(const fj_thread_t *self)
 {
     return self->team ? self->team->active_level : 0;
 }
+
+/* fj_icv.c: a teams region's contention group: thread-limit-var lowered
+ * to limit (if positive and lower) until restored; returns the value to
+ * restore. */
+int fj_icv_limit_threads(int limit);
+void fj_icv_restore_thread_limit(int saved);
 
 /* Active levels dsmomp supports: every level has its loop state. */
 #define FJ_SUPPORTED_ACTIVE_LEVELS (FJ_MAX_LEVELS - 1)

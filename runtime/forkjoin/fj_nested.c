@@ -176,6 +176,8 @@ int fj_nested_fork(fj_thread_t *self, fj_microtask_t microtask, int argc,
     team->icv = self->icv;
     team->level = level;
     team->active_level = fj_active_level_of(self) + 1;
+    team->team_num = self->team->team_num;
+    team->num_teams = self->team->num_teams;
     team->parent = self->team;
     team->parent_level = self->team->level;
     team->parent_num = self->num;

@@ -84,6 +84,22 @@ int fj_num_threads(void)
 
 int fj_level(void) { return fj_level_of(fj_self()); }
 
+int fj_team_num(void)
+{
+    const fj_thread_t *self = fj_self();
+    if (self->team)
+        return self->team->team_num;
+    return self->in_teams ? self->team_num : 0;
+}
+
+int fj_num_teams(void)
+{
+    const fj_thread_t *self = fj_self();
+    if (self->team)
+        return self->team->num_teams;
+    return self->in_teams ? self->num_teams : 1;
+}
+
 int fj_active_level(void) { return fj_active_level_of(fj_self()); }
 
 /* The team that was active at `level` (1 .. the thread's level) and the

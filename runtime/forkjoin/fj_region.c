@@ -117,6 +117,8 @@ void fj_team_setup(const fj_fork_msg_t *msg)
     team->icv.max_active_levels = msg->icv_max_active_levels;
     team->level = msg->level;
     team->active_level = 1;
+    team->team_num = msg->team_num;
+    team->num_teams = msg->num_teams;
     team->parent = NULL;
     team->parent_level = msg->level - 1;   /* serialised levels below */
     team->parent_num = 0;
@@ -259,6 +261,8 @@ void fj_fork(const char *where, fj_microtask_t microtask, int argc,
     msg.sched_kind = self->icv.sched.kind;
     msg.sched_chunk = self->icv.sched.chunk;
     msg.icv_max_active_levels = self->icv.max_active_levels;
+    msg.team_num = self->in_teams ? self->team_num : 0;
+    msg.num_teams = self->in_teams ? self->num_teams : 1;
     msg.level = self->serial + 1;
     for (int i = 0; i < argc; i++)
         msg.args[i] = (uint64_t)(uintptr_t)args[i];

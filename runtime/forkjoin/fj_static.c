@@ -56,6 +56,13 @@ void fj_static_init(int schedule, fj_int_kind_t kind, int32_t *last,
     int alone = fj_alone(self);
     int nth = alone ? 1 : self->team->nthreads;
     int tid = alone ? 0 : self->num;
+    int base_schedule = schedule & ~FJ_KMP_MODIFIERS;
+    if (base_schedule == FJ_KMP_DISTRIBUTE_STATIC ||
+        base_schedule == FJ_KMP_DISTRIBUTE_CHUNKED) {
+        /* distribute: over the league's teams, not a team's threads */
+        nth = fj_num_teams();
+        tid = fj_team_num();
+    }
     uint64_t trip = fj_trip_count(kind, *lower, *upper, incr);
     if (trip == 0) {
         /* bounds stay as they are: the loop runs no iteration */

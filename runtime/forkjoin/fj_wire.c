@@ -32,7 +32,8 @@ dsm_status_t fj_wire_fork(const void *payload, size_t len,
         (m->icv_dynamic != 0 && m->icv_dynamic != 1) ||
         FJ_SCHED_KIND(m->sched_kind) < FJ_SCHED_STATIC ||
         FJ_SCHED_KIND(m->sched_kind) > FJ_SCHED_AUTO ||
-        m->sched_chunk < 0 || m->level < 1 || m->icv_max_active_levels < 1)
+        m->sched_chunk < 0 || m->level < 1 || m->icv_max_active_levels < 1 ||
+        m->num_teams < 1 || m->team_num < 0 || m->team_num >= m->num_teams)
         return DSM_ERR_PROTOCOL;
     memcpy(&out->msg, &hdr, head);
     memcpy(out->msg.args, (const unsigned char *)payload + head, args);

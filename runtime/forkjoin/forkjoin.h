@@ -6,6 +6,7 @@
  *   fj_main                      start-up: main on node 0, workers elsewhere
  *   fj_fork, fj_serialized_*     parallel regions (nested ones on the
  *                                encountering thread's node)
+ *   fj_teams, fj_teams_run       teams regions (their teams in turn)
  *   fj_barrier, fj_single_*, fj_copyprivate, fj_reduce_*, fj_critical_*
  *   fj_tls_snapshot, fj_tls_restore  threadprivate data in gcc's blocks
  *   fj_static_init, fj_dispatch_*, fj_ordered_*   work-sharing loops
@@ -65,6 +66,15 @@ void fj_fork(const char *where, fj_microtask_t microtask, int argc,
 void fj_push_num_threads(int nthreads);
 void fj_serialized_begin(void);
 void fj_serialized_end(void);
+/* Run a teams region (fj_teams.c): num_teams teams (1 if not positive),
+ * one after the other on the calling thread, which must be outside any
+ * parallel region; thread_limit > 0 bounds the threads of their parallel
+ * regions (0: OMP_TEAMS_THREAD_LIMIT, if set).  fj_teams calls a
+ * microtask as fj_fork does, fj_teams_run fn(data). */
+void fj_teams(const char *where, int num_teams, int thread_limit,
+              fj_microtask_t microtask, int argc, void *const *args);
+void fj_teams_run(const char *where, int num_teams, int thread_limit,
+                  void (*fn)(void *), void *data);
 
 /* ---- synchronisation --------------------------------------------------- */
 
@@ -202,6 +212,8 @@ int fj_thread_num(void);           /* omp_get_thread_num */
 int fj_num_threads(void);          /* omp_get_num_threads */
 int fj_level(void);                /* omp_get_level */
 int fj_active_level(void);         /* omp_get_active_level */
+int fj_team_num(void);             /* omp_get_team_num */
+int fj_num_teams(void);            /* omp_get_num_teams */
 int fj_ancestor_thread_num(int level);
 int fj_team_size(int level);
 int fj_process_thread_num(void);   /* thread number within this node */

@@ -72,6 +72,9 @@ typedef struct tp_state {
      * UCX's shared memory, where an armed worker costs the sender a system
      * call per message (tp_thread.c). */
     int ucx_same_host;
+    /* Some peer is on another host: its requests (gets, puts, atomics
+     * emulated over TCP) need this node's progress (tp_thread.c). */
+    int remote_peers;
     /* The job's threads on this host outnumber its CPUs: waits yield
      * early (tp_progress.c). */
     int oversubscribed;

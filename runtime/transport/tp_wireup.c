@@ -254,11 +254,13 @@ static dsm_status_t choose_cpu_atomics(const tp_record_t *table,
     }
     for (int r = 0; r < tp.size && tp.ucx_quiet; r++)
         tp.ucx_quiet = r == tp.rank || tp_lane_reaches(r);
-    tp.ucx_same_host = 0;
+    tp.ucx_same_host = tp.remote_peers = 0;
     for (int r = 0; r < tp.size; r++)
         if (r != tp.rank && tp_same_host(&table[r], mine) &&
             !tp_lane_reaches(r))
             tp.ucx_same_host = 1;
+        else if (r != tp.rank && !tp_same_host(&table[r], mine))
+            tp.remote_peers = 1;
     dsm_debug("atomics: %s; UCX %s", tp.cpu_atomics[DSM_TP_SEG_REGION]
                                          ? "the CPU's on mapped segments"
                                          : "through UCX",

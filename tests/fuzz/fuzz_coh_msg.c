@@ -141,7 +141,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         FUZZ_CHECK(h.hdr.creator < lim.nodes &&
                    h.records == msg + sizeof h.hdr &&
-                   h.records_len == len - sizeof h.hdr - h.hdr.depart_len);
+                   h.records_len == len - sizeof h.hdr - h.hdr.depart_len -
+                                        h.hdr.push_len &&
+                   h.push == h.records + h.records_len + h.hdr.depart_len);
         if (h.hdr.depart_len) {
             coh_wire_depart_t d;
             FUZZ_CHECK(h.depart == h.records + h.records_len &&
@@ -150,7 +152,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         } else {
             FUZZ_CHECK(h.depart == NULL);
         }
-        FUZZ_CHECK(!h.hdr.overflow || h.records_len == 0);
+        FUZZ_CHECK(!h.hdr.overflow ||
+                   (h.records_len == 0 && h.hdr.push_len == 0));
         check_records(h.records, h.records_len, h.hdr.nrecords, &lim);
         size_t pos = 0;
         for (uint32_t k = 0; k < h.hdr.nrecords; k++) {

@@ -325,6 +325,15 @@ case $CASE in
     # atomics made by the word's home, requested over TCP (each a round
     # trip: 100 per thread and kind keep a loaded machine within the limit)
     run_ok 2 ssh "$OMP_ATOMIC" 100
+    # the same atomics served by a real-time progress thread (or an
+    # ordinary one where the system refuses: either is said)
+    DSM_PROGRESS_REALTIME=1 DSM_LOG_LEVEL=debug hosts_run 1 "$DSMRUN" \
+      --hosts "$(hostlist 2)" "$OMP_ATOMIC" 100 > "$HOSTS_TMP/out" 2>&1 ||
+      { cat "$HOSTS_TMP/out"; fail "DSM_PROGRESS_REALTIME=1 job failed"; }
+    [ "$(grep -c 'progress thread: \(real-time\|ordinary scheduling\)' \
+         "$HOSTS_TMP/out")" -eq 2 ] ||
+      { cat "$HOSTS_TMP/out"; fail "DSM_PROGRESS_REALTIME=1: no word from both progress threads"; }
+    no_sanitizer_report "$HOSTS_TMP/out"
     # the rendezvous interface, by option and by variable
     hosts_run 1 "$DSMRUN" -v --interface eth0 --hosts "$(hostlist 2)" \
       "$OMP_REDUCTION" > "$HOSTS_TMP/out" 2>&1 || { cat "$HOSTS_TMP/out"; fail "--interface eth0"; }
