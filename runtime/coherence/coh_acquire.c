@@ -114,15 +114,34 @@ typedef struct pull {
     /* read ahead with the stamps: headers of ahead_seq.., ranges from
      * ahead_start (none when the counts are 0) */
     uint32_t ahead_seq, nahead_hdr, ahead_start, nahead_rng;
-    uint64_t ahead_hdr[AHEAD_HEADERS + 1];
-    coh_log_range_t ahead_rng[AHEAD_RANGES];
+    uint64_t ahead_hdr[COH_NEAR_HEADERS];
+    coh_log_range_t ahead_rng[COH_NEAR_RANGES];
 } pull_t;
+
+_Static_assert(AHEAD_HEADERS + 1 <= COH_NEAR_HEADERS &&
+                   AHEAD_RANGES <= COH_NEAR_RANGES,
+               "read-ahead buffers hold a near ring");
+
+/* What a flush reads of each node in one get: the near rings and the
+ * stamps, contiguous in the log (coh_protocol.h). */
+#define NEAR_OFFSET offsetof(coh_log_t, near_iv)
+#define NEAR_BYTES(n)                                                      \
+    (offsetof(coh_log_t, stamp) - NEAR_OFFSET + sizeof(uint64_t) * (size_t)(n))
+_Static_assert(offsetof(coh_log_t, near_ranges) ==
+                       offsetof(coh_log_t, near_iv) +
+                           sizeof(uint64_t) * COH_NEAR_HEADERS &&
+                   offsetof(coh_log_t, stamp) ==
+                       offsetof(coh_log_t, near_ranges) +
+                           sizeof(coh_log_range_t) * COH_NEAR_RANGES,
+               "the near rings and the stamps are one get");
 
 static pull_t pulls[COH_MAX_NODES];
 static uint64_t *pull_headers;          /* HEADER_WORDS */
 static coh_log_range_t *pull_ranges;    /* COH_LOG_RANGES */
 static coh_range_t *pull_out;           /* COH_LOG_RANGES, as invalidated */
 static uint64_t *pull_stamps;           /* COH_MAX_NODES rows of stamps */
+static unsigned char *pull_near;        /* COH_MAX_NODES rows of
+                                           NEAR_BYTES(COH_MAX_NODES) */
 static dsm_tp_get_any_t pull_items[5 * COH_MAX_NODES];
 
 dsm_status_t coh_acquire_setup(void)
@@ -132,7 +151,8 @@ dsm_status_t coh_acquire_setup(void)
     pull_out = coh_table_alloc(sizeof(coh_range_t) * COH_LOG_RANGES);
     pull_stamps = coh_table_alloc(sizeof(uint64_t) * COH_MAX_NODES *
                                   COH_MAX_NODES);
-    return pull_headers && pull_ranges && pull_out && pull_stamps
+    pull_near = coh_table_alloc(NEAR_BYTES(COH_MAX_NODES) * COH_MAX_NODES);
+    return pull_headers && pull_ranges && pull_out && pull_stamps && pull_near
                ? DSM_OK
                : DSM_ERR_NOMEM;
 }
@@ -232,6 +252,18 @@ static void add_ahead_ranges(size_t *ni, int j, pull_t *p)
     p->ahead_start = p->end;
     p->nahead_rng = AHEAD_RANGES;
     add_ranges(ni, j, p->ahead_start, AHEAD_RANGES, p->ahead_rng);
+}
+
+/* The same out of the near rings a flush read with the stamps. */
+static void near_ahead_ranges(pull_t *p, const coh_log_range_t *near)
+{
+    p->nahead_rng = 0;
+    if (p->end_unknown || p->end_seq != p->ahead_seq)
+        return;
+    p->ahead_start = p->end;
+    p->nahead_rng = COH_NEAR_RANGES;
+    coh_near_ranges(near, COH_NEAR_RANGES, p->ahead_start, COH_NEAR_RANGES,
+                    p->ahead_rng);
 }
 
 static void apply(pull_t *p)
@@ -336,8 +368,9 @@ void coh_acquire_upto(const uint32_t *target)
 
 /* ---- acquire from every node (flush) -------------------------------------
  * A flush has no releaser to take a vector time from.  One round reads
- * every other node's stamps (and, ahead, the headers and ranges that
- * follow what this node holds of it).  Node j's stamps were each written
+ * every other node's stamps, one get per node that also reads its near
+ * rings: ahead, the headers and ranges that follow what this node holds
+ * of it, when it is less than 16 intervals behind.  Node j's stamps were each written
  * as (s, vc_j[k] at interval s) after interval s was logged, so the
  * smallest s read, h, was published (its header and ranges written), is
  * at least every interval published before the get, and each word read
@@ -366,20 +399,29 @@ void coh_acquire_all(void)
         flush_news[j] = flush_again[j] = 0;
         if (j == me)
             continue;
-        pull_t *p = &pulls[j];
-        uint64_t *row = pull_stamps + (size_t)j * COH_MAX_NODES;
         pull_items[ni++] = (dsm_tp_get_any_t){
-            j, offsetof(coh_log_t, stamp), row, sizeof(uint64_t) * (size_t)n};
-        p->ahead_seq = coh.vc[j];
-        p->nahead_hdr = AHEAD_HEADERS + 1;
-        add_headers(&ni, j, p->ahead_seq, p->nahead_hdr, p->ahead_hdr);
-        add_ahead_ranges(&ni, j, p);
+            j, NEAR_OFFSET, pull_near + (size_t)j * NEAR_BYTES(COH_MAX_NODES),
+            NEAR_BYTES(n)};
     }
     get_many(ni);
     int reread = 0;
     for (int j = 0; j < n; j++) {
         if (j == me)
             continue;
+        pull_t *p = &pulls[j];
+        const unsigned char *near =
+            pull_near + (size_t)j * NEAR_BYTES(COH_MAX_NODES);
+        const uint64_t *near_iv = (const uint64_t *)(const void *)near;
+        const coh_log_range_t *near_rng =
+            (const coh_log_range_t *)(const void *)(near_iv +
+                                                     COH_NEAR_HEADERS);
+        memcpy(pull_stamps + (size_t)j * COH_MAX_NODES,
+               near_rng + COH_NEAR_RANGES, sizeof(uint64_t) * (size_t)n);
+        p->ahead_seq = coh.vc[j];
+        p->nahead_hdr = COH_NEAR_HEADERS;
+        coh_near_headers(near_iv, COH_NEAR_HEADERS, p->ahead_seq,
+                         COH_NEAR_HEADERS, p->ahead_hdr);
+        near_ahead_ranges(p, near_rng);
         flush_head[j] = stamps_head(j, pull_stamps + (size_t)j * COH_MAX_NODES);
         if (flush_head[j] > flush_target[j]) {
             flush_target[j] = flush_head[j];

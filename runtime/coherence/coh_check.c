@@ -205,7 +205,8 @@ void coh_check_dirty(const char *where)
 }
 
 /* The interval just logged: found under its number, its ranges inside
- * the space, its stamps published with the vector time. */
+ * the space, repeated in the near rings, its stamps published with the
+ * vector time. */
 void coh_check_log(uint32_t seq)
 {
     const coh_log_t *log = coh.control;
@@ -223,6 +224,18 @@ void coh_check_log(uint32_t seq)
                           COH_LOG_SEQ(slot->count) == seq,
                       "L2: a logged range inside the sharable space, "
                       "stamped with its interval");
+    }
+    DSM_INVARIANT(atomic_load(&log->near_iv[seq % COH_NEAR_HEADERS]) ==
+                      atomic_load(&log->iv[seq % COH_LOG_INTERVALS]),
+                  "L6: the near ring repeats the interval's header");
+    for (size_t k = 0; kept && k < n && k < COH_NEAR_RANGES; k++) {
+        const coh_log_range_t *slot =
+            &log->ranges[(first + n - 1 - k) % COH_LOG_RANGES];
+        const coh_log_range_t *near =
+            &log->near_ranges[(first + n - 1 - k) % COH_NEAR_RANGES];
+        DSM_INVARIANT(near->first == slot->first &&
+                          near->count == slot->count,
+                      "L6: the near ring repeats the interval's last ranges");
     }
     DSM_INVARIANT(seq == coh.vc[coh.rank] + 1,
                   "L3: intervals are numbered without gaps");

@@ -395,14 +395,20 @@ static void release_chunk(size_t first, size_t n, uint32_t seq,
 /* Append the ranges of a sorted page list to the published log as interval
  * seq.  Consecutive pages become one range.  Order (readers use gets that
  * copy words in any order: coh_acquire.c): the ranges, then the header,
- * then the stamps, each stamped with seq; a reader reads the header and
- * ranges only after a get that returned a stamp >= seq. */
+ * then the stamps, each stamped with seq, the near rings beside the big
+ * ones; a reader trusts a header or range only with the number it
+ * expects, read in the get of the stamps or after one. */
 static void put_range(coh_log_t *log, uint64_t index, uint32_t seq,
                       uint32_t first, uint32_t count)
 {
     coh_log_range_t *r = &log->ranges[index % COH_LOG_RANGES];
+    coh_log_range_t *near = &log->near_ranges[index % COH_NEAR_RANGES];
     __atomic_store_n(&r->first, COH_LOG_WORD(seq, first), __ATOMIC_RELAXED);
     __atomic_store_n(&r->count, COH_LOG_WORD(seq, count), __ATOMIC_RELAXED);
+    __atomic_store_n(&near->first, COH_LOG_WORD(seq, first),
+                     __ATOMIC_RELAXED);
+    __atomic_store_n(&near->count, COH_LOG_WORD(seq, count),
+                     __ATOMIC_RELAXED);
 }
 
 static void log_interval(uint32_t seq, const uint32_t *pages, size_t n)
@@ -429,6 +435,9 @@ static void log_interval(uint32_t seq, const uint32_t *pages, size_t n)
         i = j;
     }
     atomic_store_explicit(&log->iv[seq % COH_LOG_INTERVALS],
+                          COH_LOG_WORD(seq, first + count),
+                          memory_order_release);
+    atomic_store_explicit(&log->near_iv[seq % COH_NEAR_HEADERS],
                           COH_LOG_WORD(seq, first + count),
                           memory_order_release);
     atomic_store_explicit(&log->ranges_total, first + count,

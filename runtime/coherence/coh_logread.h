@@ -61,4 +61,25 @@ static inline int coh_ranges_match(const uint64_t *hdr, uint32_t from,
     return 1;
 }
 
+/* Headers from..from+count-1 out of a near ring of headers (slot = number
+ * mod ring), in order; each still carries its number, to be matched. */
+static inline void coh_near_headers(const uint64_t *near, uint32_t ring,
+                                    uint32_t from, uint32_t count,
+                                    uint64_t *out)
+{
+    for (uint32_t i = 0; i < count; i++)
+        out[i] = near[(from + i) % ring];
+}
+
+/* Ranges first..first+count-1 (ring indexes, low 32 bits) out of a near
+ * ring of ranges, in order; a slot overwritten by a later interval, or
+ * torn between two, carries another number in one of its words. */
+static inline void coh_near_ranges(const coh_log_range_t *near, uint32_t ring,
+                                   uint32_t first, uint32_t count,
+                                   coh_log_range_t *out)
+{
+    for (uint32_t i = 0; i < count; i++)
+        out[i] = near[(first + i) % ring];
+}
+
 #endif

@@ -42,9 +42,20 @@ typedef struct coh_log_range {
     uint64_t count;      /* COH_LOG_WORD(seq, pages) */
 } coh_log_range_t;
 
+/* The near rings: the last COH_NEAR_HEADERS headers and COH_NEAR_RANGES
+ * ranges again, in small rings (slot = number mod size) right before the
+ * stamps, written with the big rings and before the stamps: a flush
+ * reads them and the stamps in one get per node (a reader less than 16
+ * intervals behind finds there what it lacks; any word whose number does
+ * not match is read from the big rings in a later round). */
+#define COH_NEAR_HEADERS 16u
+#define COH_NEAR_RANGES  32u
+
 typedef struct coh_log {
     _Atomic uint64_t ranges_total;       /* ranges ever written (own use) */
     uint64_t pad[7];
+    _Atomic uint64_t near_iv[COH_NEAR_HEADERS];  /* iv[s] at s mod 16 */
+    coh_log_range_t near_ranges[COH_NEAR_RANGES];
     /* stamp[k] = COH_LOG_WORD(s, vc[k] at interval s), written after
      * interval s's header and ranges, for every k (vc[self] = s): a
      * reader takes the smallest s of the words it read as the head and

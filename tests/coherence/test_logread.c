@@ -12,7 +12,10 @@
  *   headers  a slot of the ring overwritten by a later interval is
  *            refused;
  *   ranges   a range overwritten, or torn between two intervals' words,
- *            is refused.
+ *            is refused;
+ *   near     the small rings a flush reads with the stamps: whatever a
+ *            copy read, headers and ranges with the numbers expected are
+ *            the truth.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -194,6 +197,136 @@ static void test_ranges_overwritten_or_torn(void **state)
     assert_false(coh_ranges_match(hdr, 4, 6, r));
 }
 
+/* ---- near rings ------------------------------------------------------
+ * A writer publishes intervals of 1 to 6 ranges (some of 40, more than
+ * the near ring holds) into the near rings, word by word: each range's
+ * two words, then the header.  A reader that holds interval `from` (and
+ * knows where its ranges end) copies the near rings over a window of
+ * those stores, each word any value it held in the window, and takes as
+ * `to` any interval complete by the window's end (what the stamps of the
+ * same get may announce).  Whenever the headers and ranges it extracts
+ * carry the numbers it expects, they are exactly the truth. */
+#define NS 60       /* intervals */
+static uint32_t near_nr[NS + 1], near_end[NS + 1];  /* ranges, where they end */
+typedef struct { int slot; int word; uint64_t value; } near_store_t;
+/* slot < COH_NEAR_HEADERS: a header; else a range (word 0 first, 1 count) */
+static near_store_t near_stores[NS * 90];
+static int near_nstores, near_done[NS + 1];   /* stores when s complete */
+
+static uint64_t range_first(uint32_t index) { return 1000 + 7 * index; }
+static uint64_t range_count(uint32_t index) { return 1 + index % 5; }
+
+static void near_writer(unsigned seed)
+{
+    srand(seed);
+    near_nstores = 0;
+    near_end[0] = 0;
+    near_done[0] = 0;
+    for (uint32_t s = 1; s <= NS; s++) {
+        near_nr[s] = rand() % 9 == 0 ? 40 : 1 + rand() % 6;
+        near_end[s] = near_end[s - 1] + near_nr[s];
+        for (uint32_t i = near_end[s - 1]; i < near_end[s]; i++) {
+            int slot = COH_NEAR_HEADERS + (int)(i % COH_NEAR_RANGES);
+            near_stores[near_nstores++] =
+                (near_store_t){slot, 0, COH_LOG_WORD(s, range_first(i))};
+            near_stores[near_nstores++] =
+                (near_store_t){slot, 1, COH_LOG_WORD(s, range_count(i))};
+        }
+        near_stores[near_nstores++] = (near_store_t){
+            (int)(s % COH_NEAR_HEADERS), 0, COH_LOG_WORD(s, near_end[s])};
+        near_done[s] = near_nstores;
+    }
+}
+
+/* The value of a word of the near rings after t stores. */
+static uint64_t near_word_at(int slot, int word, int t)
+{
+    uint64_t v = 0;     /* the rings start zeroed */
+    for (int i = 0; i < t; i++)
+        if (near_stores[i].slot == slot && near_stores[i].word == word)
+            v = near_stores[i].value;
+    return v;
+}
+
+/* Any value the word held in the window [t0, t1]. */
+static uint64_t near_word_any(int slot, int word, int t0, int t1)
+{
+    int moments = 1;
+    for (int i = t0; i < t1; i++)
+        moments += near_stores[i].slot == slot && near_stores[i].word == word;
+    int pick = rand() % moments;
+    if (pick == 0)
+        return near_word_at(slot, word, t0);
+    for (int i = t0; i < t1; i++)
+        if (near_stores[i].slot == slot && near_stores[i].word == word &&
+            --pick == 0)
+            return near_stores[i].value;
+    return 0;
+}
+
+static void test_near_rings_any_order(void **state)
+{
+    (void)state;
+    long used = 0, refused = 0;
+    for (unsigned seed = 1; seed <= 8; seed++) {
+        near_writer(seed);
+        for (int trial = 0; trial < 4000; trial++) {
+            int t0 = rand() % (near_nstores + 1);
+            int t1 = t0 + rand() % 12;
+            if (t1 > near_nstores)
+                t1 = near_nstores;
+            uint32_t latest = 0;
+            while (latest < NS && near_done[latest + 1] <= t1)
+                latest++;
+            if (latest == 0)
+                continue;
+            uint32_t to = 1 + (uint32_t)rand() % latest;
+            uint32_t from = to - (uint32_t)rand() % (to < 20 ? to + 1 : 20);
+            uint64_t iv[COH_NEAR_HEADERS];
+            coh_log_range_t rng[COH_NEAR_RANGES];
+            for (int k = 0; k < (int)COH_NEAR_HEADERS; k++)
+                iv[k] = near_word_any(k, 0, t0, t1);
+            for (int k = 0; k < (int)COH_NEAR_RANGES; k++) {
+                int slot = COH_NEAR_HEADERS + k;
+                rng[k].first = near_word_any(slot, 0, t0, t1);
+                rng[k].count = near_word_any(slot, 1, t0, t1);
+            }
+            /* as coh_acquire_all: headers from..from+15, ranges from the
+             * end of from's, used when their numbers match */
+            uint64_t hdr[COH_NEAR_HEADERS];
+            coh_log_range_t out[COH_NEAR_RANGES];
+            coh_near_headers(iv, COH_NEAR_HEADERS, from, COH_NEAR_HEADERS,
+                             hdr);
+            coh_near_ranges(rng, COH_NEAR_RANGES, near_end[from],
+                            COH_NEAR_RANGES, out);
+            if (to == from || to - from >= COH_NEAR_HEADERS ||
+                !coh_headers_match(hdr, from, to)) {
+                refused++;
+                continue;
+            }
+            for (uint32_t i = 0; i <= to - from; i++)
+                assert_int_equal(COH_LOG_LOW(hdr[i]), near_end[from + i]);
+            uint32_t count = COH_LOG_LOW(hdr[to - from]) -
+                             COH_LOG_LOW(hdr[0]);
+            if (count > COH_NEAR_RANGES || !coh_ranges_match(hdr, from, to,
+                                                             out)) {
+                refused++;
+                continue;
+            }
+            for (uint32_t k = 0; k < count; k++) {
+                uint32_t index = near_end[from] + k;
+                assert_int_equal(COH_LOG_LOW(out[k].first),
+                                 range_first(index));
+                assert_int_equal(COH_LOG_LOW(out[k].count),
+                                 range_count(index));
+            }
+            used++;
+        }
+    }
+    assert_true(used > 1000);
+    assert_true(refused > 1000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -201,6 +334,7 @@ int main(void)
         cmocka_unit_test(test_own_word_alone_is_not_enough),
         cmocka_unit_test(test_headers_overwritten),
         cmocka_unit_test(test_ranges_overwritten_or_torn),
+        cmocka_unit_test(test_near_rings_any_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,7 +15,14 @@
  *             holds while the last thread waits without acquiring (a
  *             relaxed atomic read acquires only once it sees a new
  *             value); its acquire then finds its vector time too far
- *             behind thread 0's log and must still see the last values.
+ *             behind thread 0's log and must still see the last values;
+ *   far       a flush reads the last 16 headers and 32 ranges of a log
+ *             with its stamps (the near rings): thread 0 publishes more
+ *             intervals than that between hand-offs, or one interval of
+ *             more ranges (every other page of an array), and every
+ *             other thread, waiting on an atomic read that acquires once
+ *             the token changes, must read what the near rings no longer
+ *             hold from the big ones.
  *
  * Test program (dsmcc, dsmrun; also runs under libomp).  Exit status 0
  * when every check held.  Usage: omp_flush_relay [rounds [behind]].
@@ -101,6 +108,47 @@ static long behind(int me, int nth, int intervals)
     return wrong;
 }
 
+#define FAR_PAGES 80        /* every other one written: 40 ranges */
+static double far_pages[FAR_PAGES][512];
+static double far_x[64];
+static int far_token;
+
+static long far(int me)
+{
+    long wrong = 0;
+    for (int r = 1; r <= 6; r++) {
+        if (me == 0) {
+            if (r % 2) {
+                for (int k = 1; k <= 40; k++) {    /* > 16 intervals */
+                    far_x[k % 64] = r * 100 + k;
+#pragma omp flush
+                }
+            } else {
+                for (int p = 0; p < FAR_PAGES; p += 2)   /* > 32 ranges */
+                    far_pages[p][p] = r * 1000 + p;
+            }
+#pragma omp atomic write
+            far_token = r;
+        } else {
+            /* no acquire until the token changes: then one, far behind */
+            int seen = 0;
+            while (seen < r) {
+#pragma omp atomic read
+                seen = far_token;
+            }
+#pragma omp flush
+            if (r % 2)
+                for (int k = 1; k <= 40; k++)
+                    wrong += far_x[k % 64] != r * 100 + k;
+            else
+                for (int p = 0; p < FAR_PAGES; p += 2)
+                    wrong += far_pages[p][p] != r * 1000 + p;
+        }
+#pragma omp barrier
+    }
+    return wrong;
+}
+
 int main(int argc, char **argv)
 {
     int rounds = argc > 1 ? atoi(argv[1]) : 60;
@@ -113,6 +161,7 @@ int main(int argc, char **argv)
         nth = n;
         long w = n > 1 ? relay(me, n, rounds) : 0;
 #pragma omp barrier
+        w += n > 1 ? far(me) : 0;
         if (n > 1 && intervals > 0)
             w += behind(me, n, intervals);
 #pragma omp atomic
