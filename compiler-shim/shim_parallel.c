@@ -36,17 +36,23 @@ SHIM_EXPORT void __kmpc_push_proc_bind(ident_t *loc, kmp_int32 gtid,
 SHIM_EXPORT void __kmpc_begin(ident_t *loc, kmp_int32 flags);
 SHIM_EXPORT void __kmpc_end(ident_t *loc);
 
+/* The captured variables a fork passes after the microtask (at most
+ * FJ_MAX_ARGS are read: fj_fork and fj_teams refuse more with a message). */
+static void take_args(kmp_int32 argc, va_list ap, void *args[FJ_MAX_ARGS])
+{
+    int n = argc < FJ_MAX_ARGS ? argc : FJ_MAX_ARGS;
+    for (int i = 0; i < n; i++)
+        args[i] = va_arg(ap, void *);
+}
+
 void __kmpc_fork_call(ident_t *loc, kmp_int32 argc, kmpc_micro microtask,
                       ...)
 {
     void *args[FJ_MAX_ARGS];
-    int n = argc < FJ_MAX_ARGS ? argc : FJ_MAX_ARGS;
     va_list ap;
     va_start(ap, microtask);
-    for (int i = 0; i < n; i++)
-        args[i] = va_arg(ap, void *);
+    take_args(argc, ap, args);
     va_end(ap);
-    /* fj_fork refuses argc above FJ_MAX_ARGS with a message */
     fj_fork(shim_where(loc), (fj_microtask_t)microtask, argc, args);
 }
 
@@ -71,11 +77,9 @@ void __kmpc_fork_teams(ident_t *loc, kmp_int32 argc, kmpc_micro microtask,
                        ...)
 {
     void *args[FJ_MAX_ARGS];
-    int n = argc < FJ_MAX_ARGS ? argc : FJ_MAX_ARGS;
     va_list ap;
     va_start(ap, microtask);
-    for (int i = 0; i < n; i++)
-        args[i] = va_arg(ap, void *);
+    take_args(argc, ap, args);
     va_end(ap);
     int num_teams = pushed_num_teams, limit = pushed_teams_thread_limit;
     pushed_num_teams = pushed_teams_thread_limit = 0;
