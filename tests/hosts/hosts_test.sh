@@ -539,12 +539,18 @@ case $CASE in
     [ -n "$dsmrun_pid" ] || fail "no dsmrun process"
     agent=$(hosts_procs 2 dsmrun)
     # the kill lands in the state under test: node 1's board on host 2,
-    # read through its agent's descriptor, says it waits in the barrier
+    # read through its agent's descriptor, says it waits in the barrier.
+    # Node 1 waits in the program's first barrier too (until node 0 comes)
+    # and computes briefly after it: only once its "ready" line, printed
+    # after that barrier, is out does its wait mean the barrier under test.
     waiting="waiting for the barrier departure from node 0"
-    for ((t = 0; t < 100; t++)); do
-      state=$("$BOARD_PROBE" "$agent" 1) ||
-        fail "the agent on host 2 (pid $agent) holds no activity board"
-      [[ "$state" == "$waiting"* ]] && break
+    for ((t = 0; t < 300; t++)); do
+      state=
+      if grep -q '^node 1 pid [0-9]* ready' "$HOSTS_TMP/out"; then
+        state=$("$BOARD_PROBE" "$agent" 1) ||
+          fail "the agent on host 2 (pid $agent) holds no activity board"
+        [[ "$state" == "$waiting"* ]] && break
+      fi
       sleep 0.1
     done
     [[ "$state" == "$waiting"* ]] || fail "node 1 never waited in the barrier (last: '$state')"
