@@ -35,6 +35,10 @@
 
 #define ARRIVE_BYTES  ((size_t)4 << 20)
 #define GATHER_BYTES  ((size_t)32 << 20)
+/* an arrival's whole pages (coh_push_arrival), and wanted ranges: an
+ * arrival's and a departure's */
+#define ARRIVE_PUSH_BYTES ((size_t)72 << 10)
+#define WANTS_MAX 1024u
 
 /* dsm_barrier's meeting of the node's threads (dsm_barrier_threads). */
 static dsm_local_barrier_t local_barrier;
@@ -54,6 +58,15 @@ static uint32_t gather_records;
 static int gather_count, gather_overflow;
 static uint64_t gather_epoch;          /* the barrier being gathered */
 static volatile int gather_complete;
+/* whole pages each node pushed at its arrival, read by the departure's
+ * build (before it is sent, so before any next arrival), and the wanted
+ * ranges of pages other nodes than 0 home, forwarded with it */
+static unsigned char *gather_push;     /* size slots of ARRIVE_PUSH_BYTES */
+static size_t gather_push_len[COH_MAX_NODES];
+static const unsigned char *gather_push_at[COH_MAX_NODES];
+static coh_range_t gather_wants[WANTS_MAX];
+static uint32_t gather_nwants;
+static coh_range_t own_wants[WANTS_MAX];
 
 /* every node: the departure of the current epoch */
 static char *depart_buf;
@@ -81,14 +94,23 @@ static void gather_reset(void)
     gather_count = 0;
     gather_overflow = 0;
     gather_complete = 0;
+    gather_nwants = 0;
+    for (int n = 0; n < coh.size; n++)
+        gather_push_len[n] = 0;
 }
 
 dsm_status_t coh_barrier_setup(void)
 {
     arrive_buf = coh_table_alloc(ARRIVE_BYTES);
     depart_buf = coh_table_alloc(GATHER_BYTES);
-    if (coh.rank == 0)
+    if (coh.rank == 0) {
         gather_buf = coh_table_alloc(GATHER_BYTES);
+        gather_push = coh_table_alloc(ARRIVE_PUSH_BYTES * (size_t)coh.size);
+        if (!gather_push)
+            return DSM_ERR_NOMEM;
+        for (int n = 0; n < coh.size; n++)
+            gather_push_at[n] = gather_push + ARRIVE_PUSH_BYTES * (size_t)n;
+    }
     if (!arrive_buf || !depart_buf || (coh.rank == 0 && !gather_buf))
         return DSM_ERR_NOMEM;
     gather_reset();
@@ -131,6 +153,19 @@ static void gather_add(int src, const void *payload, size_t len)
         gather_len += body;
         gather_records += hdr.nrecords;
     }
+    if (hdr.push_len && hdr.push_len <= ARRIVE_PUSH_BYTES && src != 0) {
+        memcpy((void *)gather_push_at[src], arrival.push, hdr.push_len);
+        gather_push_len[src] = hdr.push_len;
+    }
+    /* wants: node 0's pages now, the others' with the departure */
+    coh_want_grant(arrival.wants, hdr.nwants);
+    if (src != 0)
+        coh_want_relay(arrival.wants, hdr.nwants);
+    for (uint32_t k = 0; k < hdr.nwants && gather_nwants < WANTS_MAX; k++) {
+        coh_range_t r = coh_wire_range(arrival.wants, k);
+        if (coh.pages[r.first].home != 0)
+            gather_wants[gather_nwants++] = r;
+    }
     if (++gather_count == coh.size)
         __atomic_store_n(&gather_complete, 1, __ATOMIC_RELEASE);
     dsm_mutex_unlock(&gather_lock);
@@ -166,15 +201,26 @@ dsm_status_t coh_barrier_register_handlers(void)
 static size_t build_arrive(const void *extra, size_t extra_len)
 {
     coh_msg_arrive_t hdr = {epoch, coh.vc[coh.rank], 0, 0,
-                            (uint32_t)extra_len};
+                            (uint32_t)extra_len, 0, 0};
     int overflow;
-    size_t len = coh_own_records(arrive_buf + sizeof hdr,
-                                 ARRIVE_BYTES - sizeof hdr - extra_len,
+    char *records = arrive_buf + sizeof hdr;
+    size_t len = coh_own_records(records,
+                                 ARRIVE_BYTES - sizeof hdr - extra_len -
+                                     ARRIVE_PUSH_BYTES -
+                                     sizeof own_wants,
                                  &hdr.nrecords, &overflow);
     hdr.overflow = (uint32_t)overflow;
+    /* the wanted pages this node homes and wrote, whole */
+    if (!overflow)
+        hdr.push_len = (uint32_t)coh_push_arrival(
+            records, hdr.nrecords, records + len, ARRIVE_PUSH_BYTES);
+    len += hdr.push_len;
+    hdr.nwants = coh_want_take(own_wants, WANTS_MAX);
+    memcpy(records + len, own_wants, hdr.nwants * sizeof *own_wants);
+    len += hdr.nwants * sizeof *own_wants;
     memcpy(arrive_buf, &hdr, sizeof hdr);
     if (extra_len)
-        memcpy(arrive_buf + sizeof hdr + len, extra, extra_len);
+        memcpy(records + len, extra, extra_len);
     return sizeof hdr + len + extra_len;
 }
 
@@ -200,7 +246,11 @@ static coh_wire_depart_t depart(const char *buf, size_t len)
         coh_invalidate_all();
     } else {
         coh_push_apply(d.push, d.hdr.push_len);
+        coh_push_apply_local();
         coh_acquire_records(d.records, d.hdr.nrecords, 1);
+        /* node 0 granted its pages' wants at the gather */
+        if (coh.rank != 0)
+            coh_want_grant(d.wants, d.hdr.nwants);
     }
     coh_push_end();
     for (int j = 0; j < coh.size; j++) {
@@ -236,9 +286,16 @@ static void gather_departure(int join)
                         DSM_ACTIVITY_ABOUT_EPOCH, epoch, 0);
     dsm_mutex_lock(&gather_lock);
     coh_msg_depart_t hdr = {epoch, (uint32_t)gather_overflow,
-                            gather_overflow ? 0 : gather_records, 0, 0};
+                            gather_overflow ? 0 : gather_records, 0, 0, 0, 0};
     size_t out = gather_overflow ? gather_records_offset() : gather_len;
     memcpy(depart_buf, gather_buf, out);
+    /* read below, before the departure leaves (no next arrival before) */
+    static coh_range_t wants[WANTS_MAX];
+    static size_t push_len[COH_MAX_NODES];
+    uint32_t nwants = gather_nwants;
+    memcpy(wants, gather_wants, nwants * sizeof *wants);
+    for (int n = 0; n < coh.size; n++)
+        push_len[n] = gather_push_len[n];
     gather_reset();
     gather_epoch++;
     dsm_mutex_unlock(&gather_lock);
@@ -255,12 +312,18 @@ static void gather_departure(int join)
             memcpy(depart_buf + out, moves, n * sizeof *moves);
         out += n * sizeof *moves;
         hdr.nmigrations = (uint32_t)n;
-        /* the small changes of node 0's pages, for the copies of them */
+        size_t records_len = out - n * sizeof *moves - gather_records_offset();
+        if (nwants * sizeof *wants <= GATHER_BYTES - out) {
+            memcpy(depart_buf + out, wants, nwants * sizeof *wants);
+            out += nwants * sizeof *wants;
+            hdr.nwants = nwants;
+        }
+        /* the small changes of node 0's pages, its wanted pages and the
+         * arrivals' whole pages, for the copies of them */
         hdr.push_len = (uint32_t)coh_push_build(
-            depart_buf + gather_records_offset(),
-            out - n * sizeof *moves - gather_records_offset(), hdr.nrecords,
-            join ? COH_PUSH_JOIN : COH_PUSH_BARRIER, depart_buf + out,
-            GATHER_BYTES - out);
+            depart_buf + gather_records_offset(), records_len, hdr.nrecords,
+            join ? COH_PUSH_JOIN : COH_PUSH_BARRIER, gather_push_at,
+            push_len, depart_buf + out, GATHER_BYTES - out);
         out += hdr.push_len;
     }
     memcpy(depart_buf, &hdr, sizeof hdr);

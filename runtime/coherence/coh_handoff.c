@@ -68,8 +68,8 @@ static void export_body(void *arg)
     size_t at = sizeof hdr + len + hdr.depart_len;
     if (!overflow)
         hdr.push_len = (uint32_t)coh_push_build(
-            out + sizeof hdr, len, hdr.nrecords, COH_PUSH_FORK, out + at,
-            c->cap - at);
+            out + sizeof hdr, len, hdr.nrecords, COH_PUSH_FORK, NULL, NULL,
+            out + at, c->cap - at);
     coh_protocol_unlock();
     memcpy(out, &hdr, sizeof hdr);
     c->len = at + hdr.push_len;

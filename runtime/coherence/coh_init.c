@@ -326,6 +326,7 @@ dsm_status_t dsm_coh_init(const dsm_coh_init_args_t *args)
         (st = coh_acquire_setup()) != DSM_OK ||
         (st = coh_prefetch_setup()) != DSM_OK ||
         (st = coh_refresh_setup()) != DSM_OK ||
+        (st = coh_want_setup()) != DSM_OK ||
         (st = coh_push_setup()) != DSM_OK ||
         (st = coh_barrier_setup()) != DSM_OK ||
         (st = coh_migrate_setup()) != DSM_OK ||

@@ -58,7 +58,10 @@ typedef struct coh_record_hdr {
 } coh_record_hdr_t;
 
 /* Barrier arrival: header then records of intervals created by the sender
- * since the last barrier, then extra_len bytes the layer above attached
+ * since the last barrier, then push_len bytes of whole pages the sender
+ * homes and other nodes want (coh_push.c; a coh_msg_diff_t as in a
+ * departure's push), then nwants page ranges (coh_range_t) the sender
+ * wants pushed (coh_want.c), then extra_len bytes the layer above attached
  * to a one-way join (at most COH_JOIN_EXTRA_MAX; coherence.h). */
 typedef struct coh_msg_arrive {
     uint64_t epoch;
@@ -66,6 +69,8 @@ typedef struct coh_msg_arrive {
     uint32_t overflow;       /* records were lost: invalidate everything */
     uint32_t nrecords;
     uint32_t extra_len;
+    uint32_t push_len;
+    uint32_t nwants;
 } coh_msg_arrive_t;
 #define COH_JOIN_EXTRA_MAX 1024u
 
@@ -87,17 +92,21 @@ typedef struct coh_msg_handoff {
 } coh_msg_handoff_t;
 
 /* Barrier departure: header, the merged vector time (size entries), the
- * records of every node, nmigrations home moves, then push_len bytes of
- * pushed updates of node 0's pages (coh_push.c): a coh_msg_diff_t whose
- * pad counts the u64 page hashes at the end (0, or two per page in the
- * invariants build: node 0's page, and the snapshot a diff is from), its
- * pages' diffs, the hashes. */
+ * records of every node, nmigrations home moves, nwants page ranges
+ * (coh_range_t) other nodes want pushed by their homes other than node 0
+ * (coh_want.c), then push_len bytes of pushed updates (coh_push.c): a
+ * coh_msg_diff_t whose pad counts the u64 page hashes at the end (0, or
+ * two per page in the invariants build: the pushed page, and the snapshot
+ * a diff is from), its pages' diffs (node 0's pages) and whole pages
+ * (node 0's, and those other homes pushed at their arrival), the hashes. */
 typedef struct coh_msg_depart {
     uint64_t epoch;
     uint32_t overflow;
     uint32_t nrecords;
     uint32_t nmigrations;
     uint32_t push_len;
+    uint32_t nwants;
+    uint32_t pad;
 } coh_msg_depart_t;
 
 /* A home move decided at a barrier: pages [first, first+count) are homed

@@ -172,6 +172,7 @@ static void fetched(size_t first, size_t n)
     for (size_t p = first; p < first + n; p++) {
         atomic_store_explicit(&coh.pages[p].state, PS_FETCHED,
                               memory_order_release);
+        coh_refresh_fetched(p, 1);   /* fetched again: wanted (coh_want.c) */
         coh_check_page(p, "a prefetch");
         coh_page_unlock(p);
     }

@@ -168,25 +168,53 @@ void coh_prefetch_note(size_t index);
 void coh_prefetch_epoch(uintptr_t label);
 uintptr_t coh_prefetch_pending(void);
 
+/* Wanted pages (coh_want.c): coh_want_note, the fault handler: a page a
+ * notice dropped was fetched again.  coh_want_take: the noted pages as
+ * ranges, for an arrival (at most cap).  coh_want_grant: those of the
+ * ranges' pages homed here get a budget of pushes; coh_want_wanted says
+ * whether a page has some left, coh_want_spend takes one (1) or says
+ * there is none (0).  Node 0: coh_want_relay notes the wants of nodes
+ * other than 0 for pages other homes push (forwarded to them in the
+ * departure), coh_want_relay_spend takes one forward. */
+dsm_status_t coh_want_setup(void);
+void coh_want_note(size_t index);
+uint32_t coh_want_take(coh_range_t *out, uint32_t cap);
+void coh_want_grant(const unsigned char *ranges, uint32_t n);
+int coh_want_wanted(size_t index);
+int coh_want_spend(size_t index);
+void coh_want_relay(const unsigned char *ranges, uint32_t n);
+int coh_want_relay_spend(size_t index);
+
 /* Pushed updates (coh_push.c; design.md, "Pushed updates").  Node 0:
  * coh_push_build appends to a departure or a fork's hand-off being built
  * (at most cap bytes) the small changes of its shared home pages that the
- * records name, returns the bytes; kind says which message (a fork's
- * pages left out are pushed whole at the region's first barrier).  Other
- * nodes, for every push event (departure or fork, in the order node 0
- * built them): coh_push_begin before the event's acquire, coh_push_apply
- * its pushed bytes (checked, coh_wire_depart / coh_wire_handoff) to the
- * copies that equal node 0's snapshot, coh_push_kept tells the
- * invalidation which it must keep, coh_push_end after.
+ * records name, its wanted pages whole, and (a departure) the whole pages
+ * other homes pushed at their arrivals (arrivals[src], arrival_len[src];
+ * NULL at a fork) that no other node wrote; returns the bytes; kind says
+ * which message (a fork's pages left out are pushed whole at the region's
+ * first barrier).  Other nodes, at their arrival: coh_push_arrival
+ * appends the wanted pages they home that their records name, whole.
+ * Every node, for every push event (departure or fork, in the order node
+ * 0 built them): coh_push_begin before the event's acquire,
+ * coh_push_apply its pushed bytes (checked, coh_wire_depart /
+ * coh_wire_handoff) to the copies that take them (node 0 then
+ * coh_push_apply_local: the arrivals' pages its last build kept for its
+ * own copies), coh_push_kept tells the invalidation which it must keep,
+ * coh_push_end after.
  * coh_push_installed: a get filled the pages' copies, or this node wrote
  * one (any thread, the fault handler included; page locks held).
  * coh_push_home_moved: a home move took the page. */
 enum { COH_PUSH_BARRIER, COH_PUSH_JOIN, COH_PUSH_FORK };
 dsm_status_t coh_push_setup(void);
 size_t coh_push_build(const char *records, size_t records_len,
-                      uint32_t nrecords, int kind, char *out, size_t cap);
+                      uint32_t nrecords, int kind,
+                      const unsigned char *const *arrivals,
+                      const size_t *arrival_len, char *out, size_t cap);
+size_t coh_push_arrival(const char *records, uint32_t nrecords, char *out,
+                        size_t cap);
 void coh_push_begin(void);
 void coh_push_apply(const unsigned char *push, size_t len);
+void coh_push_apply_local(void);
 int coh_push_kept(size_t index);
 void coh_push_end(void);
 void coh_push_installed(size_t first, size_t n);

@@ -77,6 +77,9 @@
  * other push, and an even period would always hit the same phase */
 #define PUSH_FULL_EVERY 31u
 #define FULL_BYTES (4u + DSM_PAGE_SIZE)
+/* more room per push event, for wanted pages sent whole (coh_want.c) */
+#define PUSH_WANTED_BYTES ((size_t)64 << 10)
+#define WANTED_MAX (PUSH_WANTED_BYTES / DSM_PAGE_SIZE)
 
 static uint32_t *stamp;                /* every node but 0 */
 static uint32_t events;                /* push events applied (departures
@@ -85,40 +88,69 @@ static _Atomic uint32_t clock2;        /* 2 * events, the one being
                                           applied included */
 static uint32_t kept_mark;             /* 2K + 1 during event K, or 0 */
 
+/* every node: the pushes it builds (node 0's departures and forks,
+ * the others' arrivals) */
+static uint32_t *snap_seen;            /* build of the last look */
+static uint32_t builds;                /* push builds, 1, 2, ... */
+
 /* node 0 */
 static char *snap;                     /* snapshot shadow */
 static uint8_t *snap_ok, *snap_skip, *snap_count;
 static uint8_t *snap_forked;           /* named, not pushed, by the last
                                           fork */
-static uint32_t *snap_seen;            /* build of the last look */
-static uint32_t builds;                /* push builds, 1, 2, ... */
-static uint32_t *snap_remote;          /* build that found it written by
-                                          another node */
+static uint32_t *named_build;          /* build whose records name it */
+static uint16_t *named_by;             /* creator of those records, or
+                                          NAMED_BY_SEVERAL */
+#define NAMED_BY_SEVERAL 0xffffu
 static unsigned char *enc;             /* one page's encoding */
-#define PUSH_MAX_PAGES (PUSH_BYTES / sizeof(coh_diff_page_t))
-static uint64_t hashes[2 * PUSH_MAX_PAGES];
+static uint32_t wanted[WANTED_MAX];    /* this build's, to send whole */
+static size_t nwanted;
+#define PUSH_MAX_PAGES (PUSH_BYTES / sizeof(coh_diff_page_t) + \
+                        PUSH_WANTED_BYTES / FULL_BYTES)
+/* node 0: other homes' whole pages that only its own copies take (no
+ * node but 0 wants them), applied with its departure, never sent */
+#define LOCAL_BYTES ((size_t)256 << 10)
+#define LOCAL_MAX_PAGES (LOCAL_BYTES / FULL_BYTES)
+
+/* A push being built: entries at out (after room for the header), their
+ * hashes in the invariants build (appended at the end). */
+typedef struct section {
+    char *out;
+    size_t len, cap;
+    uint32_t npages, max_pages;
+    uint64_t *hashes;
+} section_t;
+static uint64_t sent_hashes[2 * PUSH_MAX_PAGES];
+static uint64_t local_hashes[2 * LOCAL_MAX_PAGES];
+static char *local_buf;
+static size_t local_len;
 static uint64_t base_hash;                 /* of the snapshot a diff is from */
 static int enabled;
 
 dsm_status_t coh_push_setup(void)
 {
     enabled = dsm_config()->push_updates && coh.size > 1;
-    if (coh.rank != 0) {
-        stamp = coh_table_alloc(coh.npages * sizeof *stamp);
-        return stamp ? DSM_OK : DSM_ERR_NOMEM;
-    }
+    stamp = coh_table_alloc(coh.npages * sizeof *stamp);
+    if (!stamp)
+        return DSM_ERR_NOMEM;
     if (!enabled)
+        return DSM_OK;
+    snap_seen = coh_table_alloc(coh.npages * sizeof *snap_seen);
+    if (!snap_seen)
+        return DSM_ERR_NOMEM;
+    if (coh.rank != 0)
         return DSM_OK;
     snap = coh_table_alloc(coh.npages << DSM_PAGE_SHIFT);
     snap_ok = coh_table_alloc(coh.npages);
     snap_skip = coh_table_alloc(coh.npages);
     snap_count = coh_table_alloc(coh.npages);
     snap_forked = coh_table_alloc(coh.npages);
-    snap_seen = coh_table_alloc(coh.npages * sizeof *snap_seen);
-    snap_remote = coh_table_alloc(coh.npages * sizeof *snap_remote);
+    named_build = coh_table_alloc(coh.npages * sizeof *named_build);
+    named_by = coh_table_alloc(coh.npages * sizeof *named_by);
     enc = coh_table_alloc(DSM_DIFF_MAX_ENCODED(DSM_PAGE_SIZE));
+    local_buf = coh_table_alloc(LOCAL_BYTES);
     if (!snap || !snap_ok || !snap_skip || !snap_count || !snap_forked ||
-        !snap_seen || !snap_remote || !enc)
+        !named_build || !named_by || !enc || !local_buf)
         return DSM_ERR_NOMEM;
     dsm_sys_dump_exclude(snap, coh.npages << DSM_PAGE_SHIFT);
     return DSM_OK;
@@ -154,18 +186,30 @@ static uint64_t page_hash(const void *page)
     return h;
 }
 
+/* A whole page: one run of every word, no masks (coh_diff.h). */
+static int is_full(const unsigned char *diff, size_t len)
+{
+    uint16_t run[2];
+    if (len != FULL_BYTES)
+        return 0;
+    memcpy(run, diff, sizeof run);
+    return run[0] == 0 &&
+           run[1] == ((DSM_PAGE_SIZE / DSM_DIFF_WORD) | DSM_DIFF_FULL_RUN);
+}
+
 /* Append one entry (a diff of n bytes in enc, or the whole page when
- * full) to out; 0 when it does not fit. */
+ * full) to the section, its hashes counted in its room; 0 when it does
+ * not fit. */
 static size_t put_entry(size_t p, const char *page, size_t n, int full,
-                        char *out, size_t len, size_t cap, uint32_t *npages)
+                        section_t *sec)
 {
     size_t body = full ? FULL_BYTES : n;
     size_t need = sizeof(coh_diff_page_t) + body;
-    if (*npages == PUSH_MAX_PAGES ||
-        need + 2 * (*npages + 1) * sizeof *hashes > cap - len)
+    if (sec->npages == sec->max_pages ||
+        need + 2 * (sec->npages + 1) * sizeof(uint64_t) > sec->cap - sec->len)
         return 0;
     coh_diff_page_t hdr = {(uint32_t)p, (uint32_t)body};
-    char *o = out + len;
+    char *o = sec->out + sec->len;
     memcpy(o, &hdr, sizeof hdr);
     if (full) {
         /* one run of every word, no masks (coh_diff.h) */
@@ -176,30 +220,47 @@ static size_t put_entry(size_t p, const char *page, size_t n, int full,
     } else if (n) {
         memcpy(o + sizeof hdr, enc, n);
     }
-    hashes[2 * *npages] = DSM_INVARIANTS_ON ? page_hash(page) : 0;
-    hashes[2 * *npages + 1] = full ? 0 : base_hash;
-    (*npages)++;
+    sec->hashes[2 * sec->npages] = DSM_INVARIANTS_ON ? page_hash(page) : 0;
+    sec->hashes[2 * sec->npages + 1] = full ? 0 : base_hash;
+    sec->npages++;
+    sec->len += need;
     return need;
+}
+
+/* Another node's records name the page at this build. */
+static int named_by_other(size_t p)
+{
+    return named_build[p] == builds && named_by[p] != 0;
+}
+
+/* A wanted page whose change the diff does not carry: sent whole in the
+ * second pass (push_wanted), with the room for wanted pages. */
+static int defer_wanted(size_t p)
+{
+    if (nwanted == WANTED_MAX || !coh_want_wanted(p))
+        return 0;
+    wanted[nwanted++] = (uint32_t)p;
+    snap_ok[p] = 0;   /* until it is sent */
+    return 1;
 }
 
 /* One page named at this build: push its change (or, when readers may
  * have lost the chain of snapshots, the whole page) when small.  At a
  * fork, a named page left out is marked for the region's first barrier. */
-static size_t push_page(size_t p, int kind, char *out, size_t len,
-                        size_t cap, uint32_t *npages)
+static void push_page(size_t p, int kind, section_t *sec)
 {
     coh_page_t *pg = &coh.pages[p];
     uint8_t flags = atomic_load(&pg->flags);
     if (snap_seen[p] == builds ||
         (flags & (PF_HOME | PF_SHARED)) != (PF_HOME | PF_SHARED))
-        return len;
+        return;
     snap_seen[p] = builds;
     size_t put = 0;
     if (kind == COH_PUSH_FORK)
         snap_forked[p] = 1;   /* cleared below when pushed */
     char *page = coh_page_rt(p), *base = snap + (p << DSM_PAGE_SHIFT);
-    if (snap_remote[p] == builds && kind == COH_PUSH_JOIN &&
-        len + sizeof(coh_diff_page_t) + FULL_BYTES <= cap / 4 * 3) {
+    if (named_by_other(p) && kind == COH_PUSH_JOIN &&
+        sec->len + sizeof(coh_diff_page_t) + FULL_BYTES <= sec->cap / 4 * 3) {
         /* another node wrote it in the epoch: its copy (eager non-home,
          * kept writable; or written and released) is no snapshot of
          * ours, but the whole page, which holds its diff, may replace it:
@@ -213,29 +274,34 @@ static size_t push_page(size_t p, int kind, char *out, size_t len,
         snap_ok[p] = 1;
         snap_skip[p] = 0;
         snap_forked[p] = 0;
-        put = put_entry(p, page, 0, 1, out, len, cap, npages);
-        if (!put)
+        if (!put_entry(p, page, 0, 1, sec))
             snap_ok[p] = 0;
-        return len + put;
+        return;
     }
     if (snap_skip[p]) {
+        if (defer_wanted(p))
+            return;
         snap_skip[p]--;
-        return len;
+        return;
     }
     if (!snap_ok[p]) {
+        if (defer_wanted(p))
+            return;
         /* the first snapshot; readers' copies are of unknown age, so the
          * next push, if the change is small, is the whole page */
         memcpy(base, page, DSM_PAGE_SIZE);
         snap_ok[p] = 1;
         snap_count[p] = PUSH_FULL_EVERY - 1;
-        return len;
+        return;
     }
     size_t n = dsm_diff_encode(page, base, DSM_PAGE_SIZE, enc);
     if (n > PUSH_PAGE_BYTES) {
+        if (defer_wanted(p))
+            return;
         /* a large change: readers fetch it; stop snapshotting for a while */
         snap_ok[p] = 0;
         snap_skip[p] = PUSH_SKIP;
-        return len;
+        return;
     }
     base_hash = DSM_INVARIANTS_ON ? page_hash(base) : 0;
     if (n && dsm_diff_apply(base, DSM_PAGE_SIZE, enc, n, NULL) != DSM_OK)
@@ -252,16 +318,68 @@ static size_t push_page(size_t p, int kind, char *out, size_t len,
         snap_forked[p] = 0;
         full = 1;
     }
-    put = put_entry(p, page, n, full, out, len, cap, npages);
+    put = put_entry(p, page, n, full, sec);
     if (!put && full) {
         full = 0;
-        put = put_entry(p, page, n, 0, out, len, cap, npages);
+        put = put_entry(p, page, n, 0, sec);
     }
     if (!put)   /* no room: readers drop the page; start again later */
         snap_ok[p] = 0;
     else if (kind == COH_PUSH_FORK && !full)
         snap_forked[p] = 0;
-    return len + put;
+}
+
+/* The wanted pages of this build whose change was large or whose chain
+ * of snapshots was broken: whole, in the room for wanted pages; the
+ * snapshot becomes the page.  Left out: readers drop them, as before. */
+static void push_wanted(int kind, section_t *sec)
+{
+    for (size_t k = 0; k < nwanted; k++) {
+        size_t p = wanted[k];
+        char *page = coh_page_rt(p);
+        if (!put_entry(p, page, 0, 1, sec))
+            continue;
+        coh_want_spend(p);
+        memcpy(snap + (p << DSM_PAGE_SHIFT), page, DSM_PAGE_SIZE);
+        snap_ok[p] = 1;
+        snap_skip[p] = 0;
+        snap_count[p] = 0;
+        /* a fork's whole page reaches valid copies only (as above) */
+        if (kind != COH_PUSH_FORK)
+            snap_forked[p] = 0;
+    }
+    nwanted = 0;
+}
+
+/* The whole pages other homes pushed at their arrivals: each goes on
+ * when its home's records alone name it at this build (another writer's
+ * diff may have reached the home after the arrival was built) and the
+ * page is still homed there; into the departure while a node other than
+ * 0 wants it, else to node 0's copy only (local). */
+static void push_arrivals(const unsigned char *const *arrivals,
+                          const size_t *arrival_len, section_t *sec,
+                          section_t *local)
+{
+    for (int src = 1; src < coh.size; src++) {
+        const unsigned char *push = arrivals[src];
+        if (!arrival_len[src])
+            continue;
+        coh_msg_diff_t hdr;
+        memcpy(&hdr, push, sizeof hdr);
+        size_t pos = sizeof hdr;
+        for (uint32_t k = 0; k < hdr.npages; k++) {
+            uint32_t p;
+            const unsigned char *body;
+            size_t body_len;
+            coh_wire_diff_next(push, &pos, &p, &body, &body_len);
+            if (!is_full(body, body_len) || named_build[p] != builds ||
+                named_by[p] != (uint16_t)src || coh.pages[p].home != src)
+                continue;
+            const char *page = (const char *)body + 4;
+            if (!(coh_want_relay_spend(p) && put_entry(p, page, 0, 1, sec)))
+                put_entry(p, page, 0, 1, local);
+        }
+    }
 }
 
 /* Every page the write-notice records name, in record and range order. */
@@ -310,43 +428,113 @@ static int named_next(named_t *it)
     }
 }
 
-size_t coh_push_build(const char *records, size_t records_len,
-                      uint32_t nrecords, int kind, char *out, size_t cap)
+static section_t section_start(char *out, size_t cap, uint64_t *hashes,
+                               uint32_t max_pages)
 {
-    (void)records_len;
-    if (!enabled || coh.rank != 0)
-        return 0;
-    if (cap > PUSH_BYTES)
-        cap = PUSH_BYTES;
-    if (cap < sizeof(coh_msg_diff_t))
-        return 0;
-    size_t len = sizeof(coh_msg_diff_t);
-    uint32_t npages = 0;
-    if (++builds == 0)   /* snap_seen's 0 means never */
-        builds = 1;
-    for (named_t it = named_first(records, nrecords); named_next(&it);)
-        if (it.creator != 0)
-            snap_remote[it.page] = builds;
-    for (named_t it = named_first(records, nrecords); named_next(&it);)
-        len = push_page(it.page, kind, out, len, cap, &npages);
-    if (!npages)
-        return 0;
-    uint32_t nhash = DSM_INVARIANTS_ON ? 2 * npages : 0;
-    coh_msg_diff_t hdr = {npages, nhash};
-    memcpy(out, &hdr, sizeof hdr);
-    memcpy(out + len, hashes, nhash * sizeof *hashes);
-    len += nhash * sizeof *hashes;
-    COH_STAT_ADD(pushes_sent, npages);
-    return len;
+    section_t sec = {out, sizeof(coh_msg_diff_t), cap, 0, max_pages, hashes};
+    return sec;
 }
 
-/* A valid copy of ours, clean (written copies were diffed to node 0 at
- * our release, so node 0's page holds our writes), of a page node 0
- * homes: read-only, or eager non-home (writable, its twin equal to it
- * since the release before this event); for a diff, also node 0's
- * snapshot: unchanged since event K - 1 (stamp; an eager copy's release
- * of a change stamps it).  A whole page is what a fetch at the build
- * would give. */
+/* The header and the hashes around the entries: the section's bytes, 0
+ * when it has none. */
+static size_t section_finish(section_t *sec)
+{
+    if (!sec->npages)
+        return 0;
+    uint32_t nhash = DSM_INVARIANTS_ON ? 2 * sec->npages : 0;
+    coh_msg_diff_t hdr = {sec->npages, nhash};
+    memcpy(sec->out, &hdr, sizeof hdr);
+    memcpy(sec->out + sec->len, sec->hashes, nhash * sizeof(uint64_t));
+    return sec->len + nhash * sizeof(uint64_t);
+}
+
+static uint32_t next_build(void)
+{
+    if (++builds == 0)   /* snap_seen's 0 means never */
+        builds = 1;
+    return builds;
+}
+
+size_t coh_push_build(const char *records, size_t records_len,
+                      uint32_t nrecords, int kind,
+                      const unsigned char *const *arrivals,
+                      const size_t *arrival_len, char *out, size_t cap)
+{
+    (void)records_len;
+    local_len = 0;
+    if (!enabled || coh.rank != 0)
+        return 0;
+    size_t cap_all = cap < PUSH_BYTES + PUSH_WANTED_BYTES
+                         ? cap : PUSH_BYTES + PUSH_WANTED_BYTES;
+    if (cap_all < sizeof(coh_msg_diff_t))
+        return 0;
+    /* node 0's small changes first, in the room they always had */
+    section_t sec = section_start(out, cap_all < PUSH_BYTES ? cap_all
+                                                            : PUSH_BYTES,
+                                  sent_hashes, PUSH_MAX_PAGES);
+    next_build();
+    for (named_t it = named_first(records, nrecords); named_next(&it);) {
+        size_t p = it.page;
+        if (named_build[p] != builds) {
+            named_build[p] = builds;
+            named_by[p] = (uint16_t)it.creator;
+        } else if (named_by[p] != it.creator) {
+            named_by[p] = NAMED_BY_SEVERAL;
+        }
+    }
+    nwanted = 0;
+    for (named_t it = named_first(records, nrecords); named_next(&it);)
+        push_page(it.page, kind, &sec);
+    sec.cap = cap_all;
+    push_wanted(kind, &sec);
+    if (arrivals) {
+        section_t local = section_start(local_buf, LOCAL_BYTES, local_hashes,
+                                        LOCAL_MAX_PAGES);
+        push_arrivals(arrivals, arrival_len, &sec, &local);
+        local_len = section_finish(&local);
+    }
+    COH_STAT_ADD(pushes_sent, sec.npages);
+    return section_finish(&sec);
+}
+
+size_t coh_push_arrival(const char *records, uint32_t nrecords, char *out,
+                        size_t cap)
+{
+    if (!enabled || coh.rank == 0)
+        return 0;
+    if (cap > PUSH_WANTED_BYTES)
+        cap = PUSH_WANTED_BYTES;
+    if (cap < sizeof(coh_msg_diff_t))
+        return 0;
+    section_t sec = section_start(out, cap, sent_hashes, PUSH_MAX_PAGES);
+    next_build();
+    for (named_t it = named_first(records, nrecords); named_next(&it);) {
+        size_t p = it.page;
+        uint8_t flags = atomic_load(&coh.pages[p].flags);
+        if (snap_seen[p] == builds ||
+            (flags & (PF_HOME | PF_SHARED)) != (PF_HOME | PF_SHARED) ||
+            !coh_want_wanted(p))
+            continue;
+        snap_seen[p] = builds;
+        /* every thread of this node is in the barrier: the page is final
+         * unless another node wrote it too, which node 0 sees */
+        if (!put_entry(p, coh_page_rt(p), 0, 1, &sec))
+            break;
+        coh_want_spend(p);
+    }
+    COH_STAT_ADD(pushes_sent, sec.npages);
+    return section_finish(&sec);
+}
+
+/* A valid copy of ours, clean (written copies were diffed to the home at
+ * our release, so the home's page holds our writes), of a page another
+ * node homes: read-only, or eager non-home (writable, its twin equal to
+ * it since the release before this event).  A whole page is what a
+ * fetch at the build would give (node 0's page, or another home's at its
+ * arrival, which no other node wrote since: node 0 checked).  A diff
+ * needs a page node 0 homes and a copy equal to node 0's snapshot:
+ * unchanged since event K - 1 (stamp; an eager copy's release of a
+ * change stamps it). */
 static int takes_push(size_t p, int full)
 {
     const coh_page_t *pg = &coh.pages[p];
@@ -355,19 +543,9 @@ static int takes_push(size_t p, int full)
     int clean = state == PS_READONLY && !(flags & (PF_EAGER | PF_TWIN));
     int eager = state == PS_WRITABLE &&
                 (flags & (PF_EAGER | PF_TWIN)) == (PF_EAGER | PF_TWIN);
-    return pg->home == 0 && (clean || eager) &&
+    return (clean || eager) &&
            !(flags & (PF_HOME | PF_DIRECT | PF_REFRESH)) &&
-           (full || stamp[p] < 2 * events);
-}
-
-static int is_full(const unsigned char *diff, size_t len)
-{
-    uint16_t run[2];
-    if (len != FULL_BYTES)
-        return 0;
-    memcpy(run, diff, sizeof run);
-    return run[0] == 0 &&
-           run[1] == ((DSM_PAGE_SIZE / DSM_DIFF_WORD) | DSM_DIFF_FULL_RUN);
+           (full || (pg->home == 0 && stamp[p] < 2 * events));
 }
 
 void coh_push_begin(void)
@@ -380,12 +558,21 @@ void coh_push_begin(void)
 void coh_push_end(void)
 {
     kept_mark = 0;
+    local_len = 0;   /* node 0: for this event only */
     events++;
+}
+
+void coh_push_apply_local(void)
+{
+    if (coh.rank == 0 && local_len) {
+        coh_push_apply((const unsigned char *)local_buf, local_len);
+        local_len = 0;
+    }
 }
 
 void coh_push_apply(const unsigned char *push, size_t len)
 {
-    if (!len || coh.rank == 0 || !stamp)
+    if (!len || !stamp)
         return;
     coh_msg_diff_t hdr;
     memcpy(&hdr, push, sizeof hdr);
@@ -423,8 +610,8 @@ void coh_push_apply(const unsigned char *push, size_t len)
             applied++;
             if (hdr.pad && page_hash(coh_page_rt(p)) != want[0])
                 dsm_fatal("invariant violated: U1: a page updated by a "
-                          "push equals node 0's copy (page %u at push "
-                          "event %u)", p, events);
+                          "push equals its home's copy at the push's "
+                          "build (page %u at push event %u)", p, events);
         }
         coh_check_page(p, "a pushed update");
         coh_page_unlock(p);

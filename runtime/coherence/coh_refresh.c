@@ -61,8 +61,10 @@ dsm_status_t coh_refresh_setup(void)
 void coh_refresh_fetched(size_t index, size_t n)
 {
     for (size_t i = index; i < index + n; i++)
-        if (heat[i] == HEAT_NOTICED)
+        if (heat[i] == HEAT_NOTICED) {
             heat[i] = REFRESH_BUDGET;
+            coh_want_note(i);   /* its home may push it instead */
+        }
 }
 
 void coh_refresh_dropped(size_t index)
@@ -84,6 +86,7 @@ size_t coh_refresh_select(size_t first, size_t n)
             atomic_load(&pg->state) == PS_WRITABLE) {
             atomic_fetch_or(&pg->flags, PF_REFRESH);
             chosen++;
+            coh_want_note(i);   /* a push would spare the get */
             continue;
         }
         uint8_t h = heat[i];

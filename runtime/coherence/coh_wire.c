@@ -59,6 +59,21 @@ coh_range_t coh_wire_range(const unsigned char *ranges, uint32_t k)
     return r;
 }
 
+static dsm_status_t check_push(const unsigned char *push, size_t len,
+                               const coh_wire_limits_t *lim);
+
+/* n page ranges at list, each inside the space. */
+static dsm_status_t check_ranges(const unsigned char *list, uint32_t n,
+                                 const coh_wire_limits_t *lim)
+{
+    for (uint32_t k = 0; k < n; k++) {
+        coh_range_t r = coh_wire_range(list, k);
+        if (!range_inside(r.first, r.count, lim->pages))
+            return DSM_ERR_PROTOCOL;
+    }
+    return DSM_OK;
+}
+
 dsm_status_t coh_wire_arrive(const void *msg, size_t len,
                              const coh_wire_limits_t *lim,
                              coh_wire_arrive_t *out)
@@ -67,16 +82,25 @@ dsm_status_t coh_wire_arrive(const void *msg, size_t len,
     if (len < sizeof a.hdr)
         return DSM_ERR_PROTOCOL;
     memcpy(&a.hdr, msg, sizeof a.hdr);
-    if (a.hdr.extra_len > COH_JOIN_EXTRA_MAX ||
-        a.hdr.extra_len > len - sizeof a.hdr)
+    size_t rest = len - sizeof a.hdr;
+    size_t wants = (size_t)a.hdr.nwants * sizeof(coh_range_t);
+    if (a.hdr.extra_len > COH_JOIN_EXTRA_MAX || a.hdr.extra_len > rest ||
+        a.hdr.push_len > rest - a.hdr.extra_len ||
+        a.hdr.nwants > (rest - a.hdr.extra_len - a.hdr.push_len) /
+                           sizeof(coh_range_t))
         return DSM_ERR_PROTOCOL;
     a.records = (const unsigned char *)msg + sizeof a.hdr;
-    a.records_len = len - sizeof a.hdr - a.hdr.extra_len;
-    a.extra = a.hdr.extra_len ? a.records + a.records_len : NULL;
-    if (a.hdr.overflow && (a.hdr.nrecords || a.records_len))
+    a.records_len = rest - a.hdr.extra_len - a.hdr.push_len - wants;
+    a.push = a.records + a.records_len;
+    a.wants = a.push + a.hdr.push_len;
+    a.extra = a.hdr.extra_len ? a.wants + wants : NULL;
+    if (a.hdr.overflow &&
+        (a.hdr.nrecords || a.records_len || a.hdr.push_len))
         return DSM_ERR_PROTOCOL;
     if (coh_wire_records(a.records, a.records_len, a.hdr.nrecords, lim) !=
-        DSM_OK)
+            DSM_OK ||
+        check_push(a.push, a.hdr.push_len, lim) != DSM_OK ||
+        check_ranges(a.wants, a.hdr.nwants, lim) != DSM_OK)
         return DSM_ERR_PROTOCOL;
     *out = a;
     return DSM_OK;
@@ -156,23 +180,30 @@ dsm_status_t coh_wire_depart(const void *msg, size_t len,
     d.records = m + pos;
     d.records_len = 0;
     d.migrations = m + len;
+    d.wants = m + len;
     d.push = m + len;
     if (!d.hdr.overflow) {
-        /* the pushed updates at the end, the home moves before them */
+        /* the pushed updates at the end */
         if (d.hdr.push_len > len - pos)
             return DSM_ERR_PROTOCOL;
         size_t end = len - d.hdr.push_len;
         d.push = m + end;
         if (check_push(d.push, d.hdr.push_len, lim) != DSM_OK)
             return DSM_ERR_PROTOCOL;
-        /* the records end where the home moves begin */
+        /* the wanted ranges before the push, the home moves before them,
+         * and the records end where the home moves begin */
+        if (d.hdr.nwants > (end - pos) / sizeof(coh_range_t))
+            return DSM_ERR_PROTOCOL;
+        end -= (size_t)d.hdr.nwants * sizeof(coh_range_t);
+        d.wants = m + end;
         size_t moves = (size_t)d.hdr.nmigrations * sizeof(coh_migration_t);
         if (moves > end - pos)
             return DSM_ERR_PROTOCOL;
         d.records_len = end - pos - moves;
         d.migrations = m + end - moves;
         if (coh_wire_records(d.records, d.records_len, d.hdr.nrecords, lim) !=
-            DSM_OK)
+                DSM_OK ||
+            check_ranges(d.wants, d.hdr.nwants, lim) != DSM_OK)
             return DSM_ERR_PROTOCOL;
         for (uint32_t k = 0; k < d.hdr.nmigrations; k++) {
             coh_migration_t mv = coh_wire_migration(d.migrations, k);

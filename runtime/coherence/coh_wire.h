@@ -41,13 +41,16 @@ void coh_wire_record_next(const void *buf, size_t *pos,
 /* Range k of a record's ranges. */
 coh_range_t coh_wire_range(const unsigned char *ranges, uint32_t k);
 
-/* Barrier arrival (node -> node 0): header, then its records (none with
- * overflow set), then hdr.extra_len bytes for the layer above (at most
- * COH_JOIN_EXTRA_MAX). */
+/* Barrier arrival (node -> node 0): header, then its records (none, and
+ * no push, with overflow set), pushed whole pages (as a departure's push),
+ * wanted ranges (inside the space), then hdr.extra_len bytes for the
+ * layer above (at most COH_JOIN_EXTRA_MAX). */
 typedef struct coh_wire_arrive {
     coh_msg_arrive_t hdr;
     const unsigned char *records;
     size_t records_len;
+    const unsigned char *push;          /* hdr.push_len bytes, checked */
+    const unsigned char *wants;         /* hdr.nwants ranges, inside */
     const unsigned char *extra;         /* hdr.extra_len bytes, or NULL */
 } coh_wire_arrive_t;
 dsm_status_t coh_wire_arrive(const void *msg, size_t len,
@@ -70,7 +73,8 @@ dsm_status_t coh_wire_handoff(const void *msg, size_t len,
                               coh_wire_handoff_t *out);
 
 /* Barrier departure (node 0 -> all): header, vector time (nodes entries),
- * records, home moves, pushed updates (diffs well formed, hashes whole).
+ * records, home moves, wanted ranges (inside the space), pushed updates
+ * (diffs well formed, hashes whole).
  * With overflow set only the header and the vector time count (what
  * follows is ignored). */
 typedef struct coh_wire_depart {
@@ -79,6 +83,7 @@ typedef struct coh_wire_depart {
     const unsigned char *records;
     size_t records_len;
     const unsigned char *migrations;    /* hdr.nmigrations entries */
+    const unsigned char *wants;         /* hdr.nwants ranges, inside */
     const unsigned char *push;          /* hdr.push_len bytes, checked */
 } coh_wire_depart_t;
 dsm_status_t coh_wire_depart(const void *msg, size_t len,

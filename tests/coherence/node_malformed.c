@@ -32,7 +32,7 @@ int main(int argc, char **argv)
             len = sizeof hdr + sizeof pg + 5;
         } else if (strcmp(argv[1], "arrive") == 0) {
             /* announces 3 records, carries garbage */
-            coh_msg_arrive_t hdr = {0, 1, 0, 3, 0};
+            coh_msg_arrive_t hdr = {0, 1, 0, 3, 0, 0, 0};
             memcpy(msg, &hdr, sizeof hdr);
             id = COH_AM_BARRIER_ARRIVE;
             len = sizeof hdr + 20;

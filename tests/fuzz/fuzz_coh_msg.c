@@ -49,6 +49,15 @@ static void check_records(const unsigned char *recs, size_t len, uint32_t n,
     FUZZ_CHECK(pos == len);
 }
 
+static void check_ranges(const unsigned char *list, uint32_t n,
+                         const coh_wire_limits_t *lim)
+{
+    for (uint32_t k = 0; k < n; k++) {
+        coh_range_t r = coh_wire_range(list, k);
+        FUZZ_CHECK(r.first < lim->pages && r.count <= lim->pages - r.first);
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 2)
@@ -64,12 +73,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         coh_wire_arrive_t a;
         if (coh_wire_arrive(msg, len, &lim, &a) != DSM_OK)
             break;
+        size_t wants = (size_t)a.hdr.nwants * sizeof(coh_range_t);
         FUZZ_CHECK(a.records == msg + sizeof a.hdr &&
                    a.hdr.extra_len <= COH_JOIN_EXTRA_MAX &&
-                   a.records_len == len - sizeof a.hdr - a.hdr.extra_len);
-        FUZZ_CHECK(a.hdr.extra_len ? a.extra == a.records + a.records_len
+                   a.records_len == len - sizeof a.hdr - a.hdr.extra_len -
+                                        a.hdr.push_len - wants);
+        FUZZ_CHECK(a.push == a.records + a.records_len &&
+                   a.wants == a.push + a.hdr.push_len);
+        FUZZ_CHECK(a.hdr.extra_len ? a.extra == a.wants + wants
                                    : a.extra == NULL);
         check_records(a.records, a.records_len, a.hdr.nrecords, &lim);
+        check_ranges(a.wants, a.hdr.nwants, &lim);
         break;
     }
     case 1: {
@@ -84,8 +98,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(d.records == d.vc + 4u * lim.nodes);
         check_records(d.records, d.records_len, d.hdr.nrecords, &lim);
         FUZZ_CHECK(d.migrations == d.records + d.records_len);
-        FUZZ_CHECK((size_t)(msg + len - d.migrations) ==
-                   (size_t)d.hdr.nmigrations * sizeof(coh_migration_t));
+        FUZZ_CHECK(d.wants == d.migrations + (size_t)d.hdr.nmigrations *
+                                                  sizeof(coh_migration_t));
+        FUZZ_CHECK(d.push == d.wants + (size_t)d.hdr.nwants *
+                                           sizeof(coh_range_t) &&
+                   (size_t)(msg + len - d.push) == d.hdr.push_len);
+        check_ranges(d.wants, d.hdr.nwants, &lim);
         for (uint32_t k = 0; k < d.hdr.nmigrations; k++) {
             coh_migration_t mv = coh_wire_migration(d.migrations, k);
             FUZZ_CHECK(mv.home < lim.nodes && mv.first < PAGES &&

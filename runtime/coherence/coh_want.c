@@ -1,0 +1,143 @@
+/*
+ * coh_want.c - wanted pages: a node that fetches a page again after a
+ * notice dropped its copy tells the page's home, so that the home sends
+ * the page whole with the barrier message it sends anyway (its arrival,
+ * or node 0's departure and fork) instead of being asked for it by a get
+ * while it computes.  See doc/design.md, "Pushed updates", "Wanted pages".
+ *
+ * Reader: the fault handler notes each such fetch (a page index in a
+ * bounded list; more in one epoch are left out), and the barrier's global
+ * part takes the list as page ranges for its arrival.  Node 0 grants the
+ * wants of its own pages at once and forwards the others in the
+ * departure; every other node grants those of the pages it homes when it
+ * applies the departure.  A page another home pushes at its arrival
+ * reaches node 0's copy with node 0's departure; the departure carries it
+ * to the other nodes only while a node other than 0 wants it (relay).  A grant is a budget of WANT_BUDGET pushes per
+ * page; each push spends one, so a page nobody reads any more is pushed
+ * at most that many more times, and a page still read costs one fetch per
+ * WANT_BUDGET + 1 epochs (its copy is dropped when the budget is out, the
+ * next read fetches it and wants it again).  Wants are hints: a lost or
+ * late one costs a fetch, never a wrong value.
+ *
+ * Layer: coherence.  coh_want_note: the fault handler (an atomic index
+ * and a store: no malloc, no stdio).  Everything else: the thread doing
+ * the barrier's global part, protocol mutex held.
+ */
+#include <stdatomic.h>
+
+#include "base_config.h"
+#include "coh_protocol.h"
+#include "coh_state.h"
+#include "coh_wire.h"
+#include "transport.h"
+
+#define WANT_BUDGET 16u
+#define PENDING_MAX 4096u
+
+static uint8_t *budget;                /* pushes left, per page */
+static uint8_t *relay;                 /* node 0: forwards left, per page
+                                          another home pushes */
+static uint32_t pending[PENDING_MAX];
+static _Atomic uint32_t npending;
+static int enabled;
+
+dsm_status_t coh_want_setup(void)
+{
+    enabled = dsm_config()->push_updates && coh.size > 1;
+    if (!enabled)
+        return DSM_OK;
+    budget = coh_table_alloc(coh.npages);
+    if (coh.rank == 0)
+        relay = coh_table_alloc(coh.npages);
+    return budget && (coh.rank != 0 || relay) ? DSM_OK : DSM_ERR_NOMEM;
+}
+
+void coh_want_note(size_t index)
+{
+    if (!enabled)
+        return;
+    uint32_t k = atomic_fetch_add_explicit(&npending, 1,
+                                           memory_order_relaxed);
+    if (k < PENDING_MAX)
+        pending[k] = (uint32_t)index;
+}
+
+/* A page another node pushes to us: homed elsewhere, and not read in
+ * place or copied from a mapped home (a refresh serves those). */
+static int pushable_here(size_t p)
+{
+    if (p >= coh.npages)
+        return 0;
+    int home = coh.pages[p].home;
+    return home != coh.rank && !dsm_tp_peer_mapped(home, DSM_TP_SEG_REGION);
+}
+
+uint32_t coh_want_take(coh_range_t *out, uint32_t cap)
+{
+    uint32_t n = atomic_exchange_explicit(&npending, 0,
+                                          memory_order_relaxed);
+    if (n > PENDING_MAX)
+        n = PENDING_MAX;
+    uint32_t used = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        size_t p = pending[k];
+        if (!pushable_here(p))
+            continue;
+        /* read-ahead notes a run in order: extend the last range */
+        if (used && out[used - 1].first + out[used - 1].count == p &&
+            coh.pages[p].home == coh.pages[out[used - 1].first].home) {
+            out[used - 1].count++;
+            continue;
+        }
+        if (used == cap)
+            break;
+        out[used++] = (coh_range_t){(uint32_t)p, 1};
+    }
+    return used;
+}
+
+void coh_want_grant(const unsigned char *ranges, uint32_t n)
+{
+    if (!enabled)
+        return;
+    for (uint32_t k = 0; k < n; k++) {
+        coh_range_t r = coh_wire_range(ranges, k);
+        for (size_t p = r.first; p < (size_t)r.first + r.count; p++)
+            if (atomic_load_explicit(&coh.pages[p].flags,
+                                     memory_order_relaxed) & PF_HOME)
+                budget[p] = WANT_BUDGET;
+    }
+}
+
+void coh_want_relay(const unsigned char *ranges, uint32_t n)
+{
+    if (!relay)
+        return;
+    for (uint32_t k = 0; k < n; k++) {
+        coh_range_t r = coh_wire_range(ranges, k);
+        for (size_t p = r.first; p < (size_t)r.first + r.count; p++)
+            if (coh.pages[p].home != 0)
+                relay[p] = WANT_BUDGET;
+    }
+}
+
+int coh_want_relay_spend(size_t index)
+{
+    if (!relay || relay[index] == 0)
+        return 0;
+    relay[index]--;
+    return 1;
+}
+
+int coh_want_wanted(size_t index)
+{
+    return budget && budget[index] != 0;
+}
+
+int coh_want_spend(size_t index)
+{
+    if (!budget || budget[index] == 0)
+        return 0;
+    budget[index]--;
+    return 1;
+}
