@@ -96,29 +96,33 @@ uint32_t coh_want_take(coh_range_t *out, uint32_t cap)
     return used;
 }
 
-void coh_want_grant(const unsigned char *ranges, uint32_t n)
+/* A full budget in table for the pages of the ranges homed here (grant)
+ * or, on node 0, homed at another node (relay). */
+static void give(uint8_t *table, const unsigned char *ranges, uint32_t n,
+                 int homed_here)
 {
-    if (!enabled)
-        return;
     for (uint32_t k = 0; k < n; k++) {
         coh_range_t r = coh_wire_range(ranges, k);
-        for (size_t p = r.first; p < (size_t)r.first + r.count; p++)
-            if (atomic_load_explicit(&coh.pages[p].flags,
-                                     memory_order_relaxed) & PF_HOME)
-                budget[p] = WANT_BUDGET;
+        for (size_t p = r.first; p < (size_t)r.first + r.count; p++) {
+            int here = (atomic_load_explicit(&coh.pages[p].flags,
+                                             memory_order_relaxed) &
+                        PF_HOME) != 0;
+            if (homed_here ? here : coh.pages[p].home != 0)
+                table[p] = WANT_BUDGET;
+        }
     }
+}
+
+void coh_want_grant(const unsigned char *ranges, uint32_t n)
+{
+    if (budget)
+        give(budget, ranges, n, 1);
 }
 
 void coh_want_relay(const unsigned char *ranges, uint32_t n)
 {
-    if (!relay)
-        return;
-    for (uint32_t k = 0; k < n; k++) {
-        coh_range_t r = coh_wire_range(ranges, k);
-        for (size_t p = r.first; p < (size_t)r.first + r.count; p++)
-            if (coh.pages[p].home != 0)
-                relay[p] = WANT_BUDGET;
-    }
+    if (relay)
+        give(relay, ranges, n, 0);
 }
 
 int coh_want_relay_spend(size_t index)
