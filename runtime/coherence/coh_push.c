@@ -529,7 +529,8 @@ size_t coh_push_arrival(const char *records, uint32_t nrecords, char *out,
 /* A valid copy of ours, clean (written copies were diffed to the home at
  * our release, so the home's page holds our writes), of a page another
  * node homes: read-only, or eager non-home (writable, its twin equal to
- * it since the release before this event).  A whole page is what a
+ * it since the release before this event), or prefetched and not yet
+ * mapped (a whole page only).  A whole page is what a
  * fetch at the build would give (node 0's page, or another home's at its
  * arrival, which no other node wrote since: node 0 checked).  A diff
  * needs a page node 0 homes and a copy equal to node 0's snapshot:
@@ -543,7 +544,9 @@ static int takes_push(size_t p, int full)
     int clean = state == PS_READONLY && !(flags & (PF_EAGER | PF_TWIN));
     int eager = state == PS_WRITABLE &&
                 (flags & (PF_EAGER | PF_TWIN)) == (PF_EAGER | PF_TWIN);
-    return (clean || eager) &&
+    /* a prefetched copy not yet mapped: a whole page is a newer fetch */
+    int fetched = full && state == PS_FETCHED;
+    return (clean || eager || fetched) &&
            !(flags & (PF_HOME | PF_DIRECT | PF_REFRESH)) &&
            (full || (pg->home == 0 && stamp[p] < 2 * events));
 }

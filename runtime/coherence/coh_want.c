@@ -33,6 +33,8 @@
 
 #define WANT_BUDGET 16u
 #define PENDING_MAX 4096u
+/* wanted pages of one home per epoch: what its pushes carry (64 KiB) */
+#define WANT_PAGES 16u
 
 static uint8_t *budget;                /* pushes left, per page */
 static uint8_t *relay;                 /* node 0: forwards left, per page
@@ -78,10 +80,18 @@ uint32_t coh_want_take(coh_range_t *out, uint32_t cap)
                                           memory_order_relaxed);
     if (n > PENDING_MAX)
         n = PENDING_MAX;
+    /* more pages of one home than its pushes carry is a bulk transfer (a
+     * transpose, a redistribution): some pushed, the rest dropped and
+     * fetched would break the chain of pushed copies and send pages
+     * twice; a prefetch batches those gets, so no wants for that home */
+    uint32_t per_home[COH_MAX_NODES] = {0};
+    for (uint32_t k = 0; k < n; k++)
+        if (pushable_here(pending[k]))
+            per_home[coh.pages[pending[k]].home]++;
     uint32_t used = 0;
     for (uint32_t k = 0; k < n; k++) {
         size_t p = pending[k];
-        if (!pushable_here(p))
+        if (!pushable_here(p) || per_home[coh.pages[p].home] > WANT_PAGES)
             continue;
         /* read-ahead notes a run in order: extend the last range */
         if (used && out[used - 1].first + out[used - 1].count == p &&

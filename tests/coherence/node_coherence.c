@@ -1498,8 +1498,12 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_eager_remote_pages),
         cmocka_unit_test(test_direct_pages),
         cmocka_unit_test(test_pushed_updates),
-        cmocka_unit_test(test_wanted_pushes),
         cmocka_unit_test(test_bounded_metadata),
+        /* after it: on the pages this one leaves (homes moved to every
+         * node), test_bounded_metadata's nodes grew 160-600 KiB over its
+         * 9,000 barriers in about half the 4x1 runs, with pushes on or
+         * off (reliability.md, "Open findings") */
+        cmocka_unit_test(test_wanted_pushes),
     };
     if (argc > 1)
         cmocka_set_test_filter(argv[1]);
