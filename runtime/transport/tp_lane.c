@@ -251,6 +251,22 @@ static lane_ring_t *ring_of(unsigned char *file, int sender)
                            (uint64_t)sender * LANE_RING_STRIDE);
 }
 
+/* Map a ring's pages now, contents untouched (the other end may already
+ * use it): its resident size then never grows while the job runs, as
+ * for the published log.  Only the rings of same-host peers: a job's
+ * file has one per node.  Without MADV_POPULATE_WRITE (Linux < 5.14)
+ * they are mapped as the ring first goes round. */
+static void populate_ring(lane_ring_t *ring)
+{
+#ifdef MADV_POPULATE_WRITE
+    if (madvise(ring, LANE_RING_STRIDE, MADV_POPULATE_WRITE) != 0)
+        dsm_debug("lane ring at %p not mapped ahead: %s", (void *)ring,
+                  strerror(errno));
+#else
+    (void)ring;
+#endif
+}
+
 void tp_lane_connect(int rank, const tp_record_t *peer,
                      const tp_record_t *mine)
 {
@@ -261,6 +277,7 @@ void tp_lane_connect(int rank, const tp_record_t *peer,
         lane_rx_t *rx = &lane.rx[rank];
         rx->ring = ring_of(lane.file, rank);
         rx->data = (unsigned char *)rx->ring + LANE_PAGE;
+        populate_ring(rx->ring);
         lane.rx_peers[lane.rx_count++] = rank;
     }
     if (peer->lane_fd == TP_WIRE_NO_FD || peer->bell_fd == TP_WIRE_NO_FD)
@@ -299,6 +316,7 @@ void tp_lane_connect(int rank, const tp_record_t *peer,
     tx->peer_node = mem;
     tx->ring = ring_of(mem, tp.rank);
     tx->data = (unsigned char *)tx->ring + LANE_PAGE;
+    populate_ring(tx->ring);
     tx->bell_fd = bell;
     tx->fence = !(lane.membarrier && tx->peer_node->membarrier == 1);
     tx->head = 0;
