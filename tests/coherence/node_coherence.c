@@ -1434,7 +1434,21 @@ static void test_wanted_pushes(void **state)
 /* ---- bounded metadata: 10,000 barrier-write cycles.  Anonymous and
  * shared memory only (RssAnon + RssShmem): code pages of the libraries
  * that a path runs for the first time (libc's, UCX's: up to 200 KiB seen)
- * are no metadata. */
+ * are no metadata.  Not checked under AddressSanitizer: its quarantine
+ * keeps freed memory (up to 256 MiB), so every malloc and free of the
+ * transport's buffers shows as growth (5 MB in 3x1 without lanes, 4 KiB
+ * with ASAN_OPTIONS=quarantine_size_mb=0). */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ADDRESS_SANITIZED 1
+#endif
+#endif
+#if !defined(ADDRESS_SANITIZED) && defined(__SANITIZE_ADDRESS__)
+#define ADDRESS_SANITIZED 1
+#endif
+#ifndef ADDRESS_SANITIZED
+#define ADDRESS_SANITIZED 0
+#endif
 static long resident_kib(void)
 {
     FILE *f = fopen("/proc/self/status", "r");
@@ -1465,7 +1479,9 @@ static void test_bounded_metadata(void **state)
     long growth = resident_kib() - after_warmup;
     print_message("node %d: resident growth over 9,000 barriers: %ld KiB\n",
                   rank, growth);
+#if !ADDRESS_SANITIZED
     assert_true(growth < 512);
+#endif
     release_array(a);
 }
 
