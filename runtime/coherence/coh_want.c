@@ -12,16 +12,22 @@
  * departure; every other node grants those of the pages it homes when it
  * applies the departure.  A page another home pushes at its arrival
  * reaches node 0's copy with node 0's departure; the departure carries it
- * to the other nodes only while a node other than 0 wants it (relay).  A grant is a budget of WANT_BUDGET pushes per
- * page; each push spends one, so a page nobody reads any more is pushed
- * at most that many more times, and a page still read costs one fetch per
- * WANT_BUDGET + 1 epochs (its copy is dropped when the budget is out, the
- * next read fetches it and wants it again).  Wants are hints: a lost or
- * late one costs a fetch, never a wrong value.
+ * to the other nodes only while a node other than 0 wants it (relay).
+ * More than WANT_PAGES pages of one home in an epoch is a bulk transfer
+ * that a prefetch batches: no wants for it.  A grant is a budget of
+ * WANT_BUDGET pushes per page; each push spends one, so a page nobody
+ * reads any more is pushed at most that many more times, and a page
+ * still read costs one fetch per WANT_BUDGET + 1 epochs (its copy is
+ * dropped when the budget is out, the next read fetches it and wants it
+ * again).  Wants are hints: a lost or late one costs a fetch, never a
+ * wrong value.
  *
  * Layer: coherence.  coh_want_note: the fault handler (an atomic index
- * and a store: no malloc, no stdio).  Everything else: the thread doing
- * the barrier's global part, protocol mutex held.
+ * and a store: no malloc, no stdio).  coh_want_grant and coh_want_relay
+ * on node 0: also the arrival handler, under the gather lock (byte
+ * stores; the departure's build reads them only after every arrival).
+ * Everything else: the thread doing the barrier's global part, protocol
+ * mutex held.
  */
 #include <stdatomic.h>
 
