@@ -128,18 +128,20 @@ static void poll_mail(void *arg)
     /* the clock is read every CLOCK_EVERY rounds: a read costs as much as
      * a round of polling */
     uint64_t start = dsm_now_ns(), until = start + fj.mail_poll_ns;
+    uint64_t now = start;
+    dsm_tp_poll_begin();
     for (unsigned round = 1; !arrived(seen); round++) {
         if (!dsm_tp_progress())
             dsm_cpu_relax();
         if (round % CLOCK_EVERY == 0) {
-            uint64_t now = dsm_now_ns();
+            now = dsm_now_ns();
             if (now >= until)
                 break;
             if (dsm_tp_should_yield(now - start))
                 sched_yield();
         }
     }
-    dsm_tp_wait_done();
+    dsm_tp_poll_end(now - start);
     if (!dsm_config()->progress_thread)
         while (!arrived(seen))
             if (!dsm_tp_progress())

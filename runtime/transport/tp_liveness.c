@@ -258,7 +258,7 @@ static void wait_until(int (*done)(void), phase_t phase, const char *what)
             dsm_fatal("timed out after %u s waiting for node(s) %s to %s",
                       tp.timeout_ms / 1000u, list, what);
         }
-        tp_sleep_for_events(ms, 1);
+        tp_sleep_for_events(ms * 1000L, 1);
     }
 }
 

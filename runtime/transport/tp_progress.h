@@ -36,6 +36,10 @@ typedef struct tp_wait {
 #define TP_YIELD_SHARED_NS 5000ull
 #define TP_YIELD_OWN_CPU_NS 1000000ull
 
+/* A node whose threads computed less than this between two waits is
+ * synchronising: the progress thread leaves the worker to its waits. */
+#define TP_SYNC_GAP_NS 200000ull
+
 void tp_wait_begin(tp_wait_t *w);
 /* Call each round; ends the job when DSM_TIMEOUT has passed. */
 void tp_wait_check(tp_wait_t *w, const char *what, int rank);
@@ -45,13 +49,18 @@ dsm_status_t tp_wait_request(ucs_status_ptr_t request, const char *what,
                              int rank);
 /* Refuse blocking calls from inside a handler. */
 void tp_check_not_in_handler(const char *call);
+/* A thread begins or ends polling (a wait, or a polling loop of a layer
+ * above: dsm_tp_poll_begin); waited_ns: how long it polled, 0 if not
+ * measured. */
+void tp_poller_enter(void);
+void tp_poller_leave(uint64_t waited_ns);
 /* Sleep in poll(2) on the wake pipe, the descriptors the registered
  * sources watch (the bootstrap sockets) and, with arm_worker, the armed
- * worker's wake-up descriptor, until something happens or timeout
- * milliseconds pass (-1: no limit); hands readable descriptors to their
+ * worker's wake-up descriptor, until something happens or timeout_us
+ * microseconds pass (-1: no limit); hands readable descriptors to their
  * source.  For threads that wait without spinning: the progress thread,
  * and the start-up and shut-down barriers. */
-void tp_sleep_for_events(int timeout, int arm_worker);
+void tp_sleep_for_events(long timeout_us, int arm_worker);
 void tp_wake_thread(void);
 
 #endif

@@ -98,6 +98,14 @@ typedef struct tp_state {
     /* dsm_tp_idle: no thread will poll; the progress thread takes the
      * worker at its next look, whatever activity it saw. */
     atomic_int idle_hint;
+    /* The progress thread sleeps on the armed worker's descriptor (or is
+     * about to): every message wakes it, also one a poller takes. */
+    atomic_int thread_armed;
+    /* When the last poller ended its wait, and whether the node had
+     * computed less than TP_SYNC_GAP_NS when its latest wait began (it
+     * synchronises: its own waits serve the peers; tp_thread.c). */
+    _Atomic uint64_t poll_end_ns;
+    atomic_int synchronising;
 
     /* Set once this node has sent or seen BYE: from then on the bootstrap
      * sockets, not UCX endpoint errors, decide whether a peer failed. */

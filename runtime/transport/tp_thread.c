@@ -7,7 +7,7 @@
  * Layer: transport.  Entry points: tp_thread_start (end of dsm_tp_init),
  * tp_thread_stop (dsm_tp_finalize).  Not started with DSM_PROGRESS_THREAD=0.
  *
- * The thread never spins: it sleeps in poll(2), in one of two ways:
+ * The thread never spins: it sleeps in poll(2), in one of three ways:
  *  - nobody polls: progress until there is nothing left, arm the worker
  *    (ucp_worker_arm; BUSY means events are pending, so progress again)
  *    and sleep on the worker's wake-up descriptor, the bootstrap sockets
@@ -21,7 +21,22 @@
  *    and untouched (no progress here either: this thread could be
  *    preempted holding the worker's spinlock while the polling thread
  *    spins on it), and the thread "parks": it sleeps on the sockets and
- *    the eventfd for a parking period, then looks again.
+ *    the eventfd for a parking period, then looks again;
+ *  - nobody polls, but the node synchronises: its threads computed less
+ *    than TP_SYNC_GAP_NS (200 us) before their latest wait, and the
+ *    latest wait ended less than that ago.  Its next wait will serve the
+ *    peers soon, so the thread parks until the gap has passed, then looks
+ *    again.  An armed worker signals its descriptor for every message,
+ *    also one a polling thread then takes: the sleeper wakes, finds
+ *    nothing ready and sleeps again inside the same poll(2), and on a
+ *    node with no idle CPU each such wake-up preempts the polling thread
+ *    as the message it waits for comes in (two context switches on the
+ *    critical path of every barrier).  For the same reason a thread that
+ *    begins to poll on a synchronising node finds an armed progress
+ *    thread and wakes it (tp_poller_enter), so that it parks.
+ * A node that computes longer keeps the armed thread through its short
+ * waits: then a peer's get during the computation is served at once, and
+ * a wake-up per wait would cost as much as the messages' wake-ups.
  * The parking period starts at PARK_MIN_MS and doubles, up to PARK_MAX_MS,
  * for as long as the node keeps polling: each look preempts an application
  * thread, which on a 2-CPU virtual machine cost about 0.1 ms of ping-pong
@@ -61,6 +76,7 @@
 
 #include "base_config.h"
 #include "base_log.h"
+#include "base_time.h"
 #include "tp_liveness.h"
 #include "tp_progress.h"
 #include "tp_source.h"
@@ -77,15 +93,31 @@
  * TCP) arming costs nobody anything, and a node whose application threads
  * wait briefly now and then while they compute would otherwise leave the
  * requests of other nodes unserved until its next wait. */
-static int someone_polls(unsigned *seen)
+static int someone_polls(unsigned *seen, int *idle)
 {
     unsigned activity = atomic_load_explicit(&tp.activity,
                                              memory_order_relaxed);
     int polled = activity != *seen && tp.ucx_same_host;
     *seen = activity;
-    if (atomic_exchange(&tp.idle_hint, 0))
+    if (atomic_exchange(&tp.idle_hint, 0)) {
         polled = 0;
+        *idle = 1;
+    }
     return polled || atomic_load(&tp.pollers) > 0;
+}
+
+/* Nobody polls now, but the node synchronises (its threads computed less
+ * than TP_SYNC_GAP_NS before their latest wait) and ended its latest wait
+ * less than TP_SYNC_GAP_NS ago: microseconds until that gap has passed,
+ * else 0 (header). */
+static long sync_gap_left_us(void)
+{
+    if (!atomic_load_explicit(&tp.synchronising, memory_order_relaxed))
+        return 0;
+    uint64_t since = dsm_now_ns() - atomic_load_explicit(
+        &tp.poll_end_ns, memory_order_relaxed);
+    return since < TP_SYNC_GAP_NS
+               ? (long)((TP_SYNC_GAP_NS - since + 999) / 1000) : 0;
 }
 
 /* Real-time scheduling when a peer on another host needs this thread
@@ -114,7 +146,8 @@ static void *progress_main(void *unused)
     tp_live_heartbeat_start();
     while (!atomic_load(&tp.stop_thread)) {
         int heartbeat_ms = tp_live_heartbeat();
-        if (someone_polls(&seen)) {
+        int idle = 0;
+        if (someone_polls(&seen, &idle)) {
             /* the pollers read the worker and the lanes */
             tp_sources_run(TP_SOURCE_INBOUND);
             atomic_store(&tp.thread_parked, 1);
@@ -122,20 +155,36 @@ static void *progress_main(void *unused)
             if (atomic_load(&tp.idle_hint)) {
                 /* dsm_tp_idle saw us unparked: take the worker now */
             } else if (atomic_load(&tp.pollers) > 0) {
-                tp_sleep_for_events(park_ms, 0);
+                tp_sleep_for_events(park_ms * 1000L, 0);
                 if (park_ms < PARK_MAX_MS)
                     park_ms *= 2;
             } else {
-                tp_sleep_for_events(PARK_MIN_MS, 0);
+                tp_sleep_for_events(PARK_MIN_MS * 1000L, 0);
             }
+            atomic_store(&tp.thread_parked, 0);
+            continue;
+        }
+        long gap_us = idle ? 0 : sync_gap_left_us();
+        if (gap_us > 0) {
+            /* the node polls again soon: stay off the worker */
+            tp_sources_run(TP_SOURCE_INBOUND);
+            atomic_store(&tp.thread_parked, 1);
+            if (!atomic_load(&tp.idle_hint))
+                tp_sleep_for_events(gap_us, 0);
             atomic_store(&tp.thread_parked, 0);
             continue;
         }
         park_ms = PARK_MIN_MS;
         while (tp_progress_once() && !atomic_load(&tp.stop_thread))
             ;
-        if (!atomic_load(&tp.stop_thread) && !someone_polls(&seen))
-            tp_sleep_for_events(heartbeat_ms, 1);
+        if (atomic_load(&tp.stop_thread))
+            break;
+        /* sequentially consistent, paired with tp_poller_enter's increment
+         * of pollers and exchange of thread_armed */
+        atomic_store(&tp.thread_armed, 1);
+        if (!someone_polls(&seen, &idle))
+            tp_sleep_for_events(heartbeat_ms * 1000L, 1);
+        atomic_store(&tp.thread_armed, 0);
     }
     return NULL;
 }
@@ -154,6 +203,8 @@ dsm_status_t tp_thread_start(void)
                 strerror(rc));
         return DSM_ERR_NOMEM;
     }
+    /* its name in top -H, perf and /proc (tests count its switches) */
+    pthread_setname_np(tp.thread, "dsm-progress");
     tp.thread_running = 1;
     return DSM_OK;
 }

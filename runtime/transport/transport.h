@@ -252,6 +252,13 @@ void dsm_tp_idle(void);
  * times (a few microseconds apart) and call dsm_tp_wait_done at the end. */
 int dsm_tp_should_yield(uint64_t waited_ns);
 void dsm_tp_wait_done(void);
+/* A polling loop of a layer above (dsm_tp_progress until something
+ * happens) counts as a waiting thread between these calls, as the waits
+ * here do: the progress thread then leaves the worker to it.  polled_ns:
+ * how long the loop polled (0 if not measured).  poll_end also does what
+ * dsm_tp_wait_done does. */
+void dsm_tp_poll_begin(void);
+void dsm_tp_poll_end(uint64_t polled_ns);
 
 /* Counters for statistics (messages and bytes sent by AM id, RMA, atomics). */
 typedef struct dsm_tp_counters {

@@ -325,6 +325,10 @@ case $CASE in
     # atomics made by the word's home, requested over TCP (each a round
     # trip: 100 per thread and kind keep a loaded machine within the limit)
     run_ok 2 ssh "$OMP_ATOMIC" 100
+    # messages between hosts; waiting threads take them, the progress
+    # threads sleep through a ping-pong (over TCP an armed worker woke
+    # them for every message)
+    run_ok 2 ssh "$NODE_TP_AM"
     # the same atomics served by a real-time progress thread (or an
     # ordinary one where the system refuses: either is said)
     DSM_PROGRESS_REALTIME=1 DSM_LOG_LEVEL=debug hosts_run 1 "$DSMRUN" \

@@ -3,20 +3,25 @@
  * they take (same-host lanes or UCX), ping-pong with replies sent from
  * inside handlers, delivery order for every size (eager only,
  * multi-fragment messages included, more than a lane's ring holds) from
- * one and from two threads, the gather variant, and the counters.
+ * one and from two threads, the gather variant, the counters, and that
+ * waiting threads, not the progress thread, take a ping-pong's messages
+ * (the progress thread stays asleep: its context switches are counted).
  *
  * Layer: tests (links the transport).  A node program: every node runs the
  * same collective test list under dsmrun (see meson.build); a failed
  * assertion aborts the node and dsmrun fails the job.  Handlers only
  * record what they saw; the test bodies assert.
  */
+#include <dirent.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -110,6 +115,84 @@ static void test_am_pingpong(void **state)
                 ping_partner(partner, sizes[s], s == 0 ? 500 : 20);
         tt_barrier();
     }
+}
+
+/* ---- the progress thread beside waiting threads -------------------------
+ * Node 0 pings node 1 many times, waiting for each pong (short waits: the
+ * node synchronises); node 1 answers from its handler while it waits in
+ * the barrier (one long wait).  Both nodes' waiting threads take every
+ * message, so the progress threads must sleep through the ping-pong: an
+ * armed worker would wake them for each message (found across hosts: a
+ * context switch per message, each on the critical path).  They may
+ * still look now and then: at most one switch per millisecond (parking
+ * periods are 1-8 ms, a synchronising node's gap 0.2 ms) on top of a
+ * sixteenth of the messages (the former logic: 802 in 4,000 round trips
+ * of 89 ms across two hosts). */
+
+enum { QUIET_ROUNDS = 4000 };
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+/* Context switches of this process's thread named dsm-progress. */
+static long progress_thread_switches(void)
+{
+    DIR *dir = opendir("/proc/self/task");
+    assert_non_null(dir);
+    long switches = -1;
+    struct dirent *e;
+    while ((e = readdir(dir)) && switches < 0) {
+        char path[300], line[128];
+        snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        int named = fgets(line, sizeof line, f) &&
+                    strcmp(line, "dsm-progress\n") == 0;
+        fclose(f);
+        if (!named)
+            continue;
+        snprintf(path, sizeof path, "/proc/self/task/%s/status", e->d_name);
+        f = fopen(path, "r");
+        assert_non_null(f);
+        switches = 0;
+        while (fgets(line, sizeof line, f)) {
+            long n;
+            if (sscanf(line, "voluntary_ctxt_switches: %ld", &n) == 1 ||
+                sscanf(line, "nonvoluntary_ctxt_switches: %ld", &n) == 1)
+                switches += n;
+        }
+        fclose(f);
+    }
+    closedir(dir);
+    assert_true(switches >= 0);   /* DSM_PROGRESS_THREAD=0: not run */
+    return switches;
+}
+
+static void test_am_waits_keep_progress_thread_asleep(void **state)
+{
+    if (node.size != 2) {
+        tt_barrier();
+        return;
+    }
+    tt_barrier();
+    long before = progress_thread_switches();
+    double start = now_ms();
+    if (node.rank == 0)
+        ping_partner(1, 8, QUIET_ROUNDS);
+    tt_barrier();
+    double elapsed = now_ms() - start;
+    long switches = progress_thread_switches() - before;
+    long limit = QUIET_ROUNDS / 16 + (long)elapsed;
+    print_message("node %d: the progress thread switched %ld times in %d "
+                  "round trips (%.1f ms; at most %ld)\n", node.rank,
+                  switches, QUIET_ROUNDS, elapsed, limit);
+    assert_true(switches <= limit);
+    tt_barrier();
 }
 
 /* ---- delivery order ---------------------------------------------------------- */
@@ -280,6 +363,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_am_path),
         cmocka_unit_test(test_am_pingpong),
+        cmocka_unit_test(test_am_waits_keep_progress_thread_asleep),
         cmocka_unit_test(test_am_order_one_thread),
         cmocka_unit_test(test_am_order_two_threads),
         cmocka_unit_test(test_am_sendv),
