@@ -98,11 +98,11 @@ static unsigned timeout_ms(void)
 void tp_poller_enter(void)
 {
     atomic_fetch_add_explicit(&tp.activity, 1, memory_order_relaxed);
-    /* across hosts only: the same-host rule in tp_thread.c keeps the
-     * progress thread parked after any poll, and two clock reads per
-     * wait cost a same-host reduction 15% */
+    /* only where some peer's messages come through UCX's worker: with
+     * lanes alone nothing wakes an armed thread for them, and two clock
+     * reads per wait cost a same-host reduction 15% */
     if (atomic_fetch_add(&tp.pollers, 1) != 0 || !tp.thread_running ||
-        !tp.remote_peers)
+        !tp.ucx_peers)
         return;
     uint64_t end = atomic_load_explicit(&tp.poll_end_ns,
                                         memory_order_relaxed);
@@ -117,7 +117,7 @@ void tp_poller_enter(void)
 
 void tp_poller_leave(uint64_t waited_ns)
 {
-    if (tp.thread_running && tp.remote_peers)
+    if (tp.thread_running && tp.ucx_peers)
         atomic_store_explicit(&tp.poll_end_ns, dsm_now_ns(),
                               memory_order_relaxed);
     /* sequentially consistent, paired with the progress thread's store to

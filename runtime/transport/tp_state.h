@@ -75,6 +75,10 @@ typedef struct tp_state {
     /* Some peer is on another host: its requests (gets, puts, atomics
      * emulated over TCP) need this node's progress (tp_thread.c). */
     int remote_peers;
+    /* Some peer is reached through UCX, not a lane (remote_peers or
+     * ucx_same_host): its messages wake a thread asleep on the armed
+     * worker. */
+    int ucx_peers;
     /* The job's threads on this host outnumber its CPUs: waits yield
      * early (tp_progress.c). */
     int oversubscribed;

@@ -22,7 +22,8 @@
  *    preempted holding the worker's spinlock while the polling thread
  *    spins on it), and the thread "parks": it sleeps on the sockets and
  *    the eventfd for a parking period, then looks again;
- *  - nobody polls, but the node synchronises: its threads computed less
+ *  - nobody polls, but the node synchronises (where some peer's messages
+ *    come through UCX, not a lane: tp.ucx_peers): its threads computed less
  *    than TP_SYNC_GAP_NS (200 us) before their latest wait, and the
  *    latest wait ended less than that ago.  Its next wait will serve the
  *    peers soon, so the thread parks until the gap has passed, then looks

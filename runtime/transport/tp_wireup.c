@@ -261,6 +261,7 @@ static dsm_status_t choose_cpu_atomics(const tp_record_t *table,
             tp.ucx_same_host = 1;
         else if (r != tp.rank && !tp_same_host(&table[r], mine))
             tp.remote_peers = 1;
+    tp.ucx_peers = tp.remote_peers || tp.ucx_same_host;
     dsm_debug("atomics: %s; UCX %s", tp.cpu_atomics[DSM_TP_SEG_REGION]
                                          ? "the CPU's on mapped segments"
                                          : "through UCX",
