@@ -117,8 +117,8 @@ static dsm_status_t check_push(const unsigned char *push, size_t len,
     if (len < sizeof ph)
         return DSM_ERR_PROTOCOL;
     memcpy(&ph, push, sizeof ph);
-    size_t hashes = (size_t)ph.pad * sizeof(uint64_t);
-    if ((ph.pad && ph.pad != 2 * ph.npages) || hashes > len - sizeof ph ||
+    size_t hashes = (size_t)ph.aux * sizeof(uint64_t);
+    if ((ph.aux && ph.aux != 2 * ph.npages) || hashes > len - sizeof ph ||
         coh_wire_diffs(push, len - hashes, lim, DSM_PAGE_SIZE, &npush) !=
             DSM_OK)
         return DSM_ERR_PROTOCOL;
@@ -239,6 +239,8 @@ dsm_status_t coh_wire_diffs(const void *msg, size_t len,
     if (len < sizeof hdr)
         return DSM_ERR_PROTOCOL;
     memcpy(&hdr, m, sizeof hdr);
+    if (hdr.aux & ~COH_DIFF_ARRIVAL_FOLLOWS)
+        return DSM_ERR_PROTOCOL;
     size_t pos = sizeof hdr;
     for (uint32_t k = 0; k < hdr.npages; k++) {
         coh_diff_page_t pg;
