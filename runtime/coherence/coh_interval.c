@@ -122,18 +122,18 @@ static void on_diff_ack(int src, const void *payload, size_t len, void *arg)
     __atomic_store_n(&diffs_done, 1, __ATOMIC_RELEASE);
 }
 
-/* Home side: check the whole message (coh_wire_diffs), so a malformed one
- * changes nothing, then apply every page's diff and acknowledge. */
+/* Home side: check the whole message (coh_wire_diff_message), so a
+ * malformed one changes nothing, then apply every page's diff and
+ * acknowledge (unless an arrival follows). */
 static void on_diff(int src, const void *payload, size_t len, void *arg)
 {
     const coh_wire_limits_t lim = {(uint32_t)coh.size, coh.npages,
                                    COH_MAX_SLOTS};
-    uint32_t npages;
-    if (coh_wire_diffs(payload, len, &lim, DSM_PAGE_SIZE, &npages) != DSM_OK)
+    uint32_t npages, flags;
+    if (coh_wire_diff_message(payload, len, &lim, DSM_PAGE_SIZE, &npages,
+                              &flags) != DSM_OK)
         dsm_fatal("malformed diff message from node %d (%zu bytes)", src, len);
-    coh_msg_diff_t hdr;
-    memcpy(&hdr, payload, sizeof hdr);
-    int followed = (hdr.aux & COH_DIFF_ARRIVAL_FOLLOWS) != 0;
+    int followed = (flags & COH_DIFF_ARRIVAL_FOLLOWS) != 0;
     if (followed && coh.rank != 0)
         dsm_fatal("malformed diff message from node %d: an arrival follows "
                   "it, but node %d takes no arrivals", src, coh.rank);

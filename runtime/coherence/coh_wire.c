@@ -239,8 +239,6 @@ dsm_status_t coh_wire_diffs(const void *msg, size_t len,
     if (len < sizeof hdr)
         return DSM_ERR_PROTOCOL;
     memcpy(&hdr, m, sizeof hdr);
-    if (hdr.aux & ~COH_DIFF_ARRIVAL_FOLLOWS)
-        return DSM_ERR_PROTOCOL;
     size_t pos = sizeof hdr;
     for (uint32_t k = 0; k < hdr.npages; k++) {
         coh_diff_page_t pg;
@@ -257,6 +255,21 @@ dsm_status_t coh_wire_diffs(const void *msg, size_t len,
         return DSM_ERR_PROTOCOL;
     *npages = hdr.npages;
     return DSM_OK;
+}
+
+dsm_status_t coh_wire_diff_message(const void *msg, size_t len,
+                                   const coh_wire_limits_t *lim,
+                                   size_t page_size, uint32_t *npages,
+                                   uint32_t *flags)
+{
+    coh_msg_diff_t hdr;
+    if (len < sizeof hdr)
+        return DSM_ERR_PROTOCOL;
+    memcpy(&hdr, msg, sizeof hdr);
+    if (hdr.aux & ~COH_DIFF_ARRIVAL_FOLLOWS)
+        return DSM_ERR_PROTOCOL;
+    *flags = hdr.aux;
+    return coh_wire_diffs(msg, len, lim, page_size, npages);
 }
 
 void coh_wire_diff_next(const void *msg, size_t *pos, uint32_t *index,
