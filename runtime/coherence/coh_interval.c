@@ -57,19 +57,19 @@ static void unlock_chunk(size_t first, size_t n, const char *where)
  * home (several when large); the home applies them in its message handler
  * with byte masks (one-sided puts cannot write only some bytes of a word)
  * and acknowledges; the release completes when every message is
- * acknowledged, before its write notice is published. */
+ * acknowledged, before its write notice is published.  Diffs to node 0
+ * that a barrier or join arrival follows are not acknowledged: node 0
+ * applies them before it takes the arrival, which publishes the notices,
+ * and nothing on this node waits for them (coh_release_before_arrival). */
 #define DIFF_MSG_BYTES ((size_t)256 << 10)
 
 static char *diff_msg;                 /* the message being filled */
 static size_t diff_msg_len;
 static uint32_t diff_msg_pages;
 static int diff_msg_home = -1;
-/* Messages sent and acknowledged (cumulative), [0] to node 0 and [1] to
- * the others: a release that node 0 learns of through a message after
- * its diffs (a barrier or join arrival) need not wait for node 0's
- * acknowledgements, see coh_release_before_arrival. */
-static uint64_t diffs_outstanding[2];
-static _Atomic uint64_t diffs_acked[2];
+/* Messages sent that homes acknowledge, and acknowledgements (cumulative) */
+static uint64_t diffs_outstanding;
+static _Atomic uint64_t diffs_acked;
 static volatile int diffs_done;
 static int diffs_lazy_to_node0;        /* during such a release */
 
@@ -77,11 +77,13 @@ static void diff_send(void)
 {
     if (!diff_msg_pages)
         return;
-    coh_msg_diff_t hdr = {diff_msg_pages, 0};
+    int followed = diff_msg_home == 0 && diffs_lazy_to_node0;
+    coh_msg_diff_t hdr = {diff_msg_pages,
+                          followed ? COH_DIFF_ARRIVAL_FOLLOWS : 0};
     memcpy(diff_msg, &hdr, sizeof hdr);
     /* node 0 takes diffs an arrival follows at its barrier: no need to
      * wake it for them */
-    dsm_status_t st = diff_msg_home == 0 && diffs_lazy_to_node0
+    dsm_status_t st = followed
                           ? dsm_tp_am_send_lazy(0, COH_AM_DIFF, diff_msg,
                                                 diff_msg_len)
                           : dsm_tp_am_send(diff_msg_home, COH_AM_DIFF,
@@ -89,14 +91,15 @@ static void diff_send(void)
     if (st != DSM_OK)
         dsm_fatal("sending diffs to node %d: %s", diff_msg_home,
                   dsm_status_string(st));
-    diffs_outstanding[diff_msg_home != 0]++;
+    if (!followed)
+        diffs_outstanding++;
     diff_msg_len = sizeof hdr;
     diff_msg_pages = 0;
 }
 
-/* Wait until every home has applied what was sent (node 0 too, unless
- * node0_follows: see coh_release_before_arrival). */
-static void diff_complete_but(int node0_follows)
+/* Wait until every home has applied what was sent (diffs an arrival
+ * follows excepted). */
+static void diff_complete(void)
 {
     diff_send();
     for (;;) {
@@ -105,33 +108,35 @@ static void diff_complete_but(int node0_follows)
          * load pass an earlier store), and so overwrite the flag an
          * acknowledgement set meanwhile, which then waits for ever */
         __atomic_store_n(&diffs_done, 0, __ATOMIC_SEQ_CST);
-        if (atomic_load(&diffs_acked[1]) >= diffs_outstanding[1] &&
-            (node0_follows ||
-             atomic_load(&diffs_acked[0]) >= diffs_outstanding[0]))
+        if (atomic_load(&diffs_acked) >= diffs_outstanding)
             break;
         dsm_tp_wait_flag(&diffs_done, "a home's acknowledgement of diffs");
     }
 }
 
-static void diff_complete(void) { diff_complete_but(0); }
-
 static void on_diff_ack(int src, const void *payload, size_t len, void *arg)
 {
     if (len != 0)
         dsm_fatal("malformed diff acknowledgement from node %d", src);
-    atomic_fetch_add(&diffs_acked[src != 0], 1);
+    atomic_fetch_add(&diffs_acked, 1);
     __atomic_store_n(&diffs_done, 1, __ATOMIC_RELEASE);
 }
 
-/* Home side: check the whole message (coh_wire_diffs), so a malformed one
- * changes nothing, then apply every page's diff and acknowledge. */
+/* Home side: check the whole message (coh_wire_diff_message), so a
+ * malformed one changes nothing, then apply every page's diff and
+ * acknowledge (unless an arrival follows). */
 static void on_diff(int src, const void *payload, size_t len, void *arg)
 {
     const coh_wire_limits_t lim = {(uint32_t)coh.size, coh.npages,
                                    COH_MAX_SLOTS};
-    uint32_t npages;
-    if (coh_wire_diffs(payload, len, &lim, DSM_PAGE_SIZE, &npages) != DSM_OK)
+    uint32_t npages, flags;
+    if (coh_wire_diff_message(payload, len, &lim, DSM_PAGE_SIZE, &npages,
+                              &flags) != DSM_OK)
         dsm_fatal("malformed diff message from node %d (%zu bytes)", src, len);
+    int followed = (flags & COH_DIFF_ARRIVAL_FOLLOWS) != 0;
+    if (followed && coh.rank != 0)
+        dsm_fatal("malformed diff message from node %d: an arrival follows "
+                  "it, but node %d takes no arrivals", src, coh.rank);
     size_t pos = sizeof(coh_msg_diff_t), applied = 0;
     for (uint32_t k = 0; k < npages; k++) {
         uint32_t index;
@@ -154,6 +159,8 @@ static void on_diff(int src, const void *payload, size_t len, void *arg)
         applied += bytes;
     }
     COH_STAT_ADD(diff_bytes_applied, applied);
+    if (followed)
+        return;
     dsm_status_t st = dsm_tp_am_send(src, COH_AM_DIFF_ACK, NULL, 0);
     if (st != DSM_OK)
         dsm_fatal("acknowledging diffs to node %d: %s", src,
@@ -544,7 +551,7 @@ static uint32_t release(int node0_follows, int quiescent)
         release_chunk(pages[i], j - i, seq, quiescent, pages + i);
         i = j;
     }
-    diff_complete_but(node0_follows);
+    diff_complete();
     diffs_lazy_to_node0 = 0;
     size_t kept = 0;
     for (size_t i = 0; i < n; i++)

@@ -24,7 +24,8 @@ enum coh_am_id {
     COH_AM_HEAP_SIZE_REQ  = 9,  /* any node -> owner: usable size? */
     COH_AM_HEAP_SIZE_REP  = 10,
     COH_AM_DIFF           = 11, /* writer -> home: diffs of its pages */
-    COH_AM_DIFF_ACK       = 12, /* home -> writer: applied */
+    COH_AM_DIFF_ACK       = 12, /* home -> writer: applied (not for
+                                   COH_DIFF_ARRIVAL_FOLLOWS) */
     COH_AM_MIGRATE_DONE   = 13, /* node -> node 0: a barrier's home moves applied */
     COH_AM_MIGRATE_GO     = 14, /* node 0 -> all: every node applied them */
     COH_AM_ATOMIC_REQ     = 15, /* node -> home: an atomic on its word */
@@ -130,11 +131,17 @@ typedef struct coh_msg_lock {
 #define COH_LOCK_NAMED   4u
 
 /* Diffs for one home: header, then per page a coh_diff_page_t followed by
- * `len` bytes of encoded diff (coh_diff.h). */
+ * `len` bytes of encoded diff (coh_diff.h).  The same header starts a
+ * push section (coh_push.c), whose aux is the number of hashes at its
+ * end. */
 typedef struct coh_msg_diff {
     uint32_t npages;
-    uint32_t pad;
+    uint32_t aux;            /* a DIFF message: COH_DIFF_* flags */
 } coh_msg_diff_t;
+/* The sender's barrier or join arrival follows these diffs to node 0:
+ * node 0 applies them before it takes the arrival, so no acknowledgement
+ * (its departure, or the next fork, comes after them anyway). */
+#define COH_DIFF_ARRIVAL_FOLLOWS 1u
 
 typedef struct coh_diff_page {
     uint32_t index;

@@ -580,9 +580,9 @@ void coh_push_apply(const unsigned char *push, size_t len)
     coh_msg_diff_t hdr;
     memcpy(&hdr, push, sizeof hdr);
     size_t pos = sizeof hdr;
-    const unsigned char *hash = push + len - (size_t)hdr.pad * 8;
-    if (hdr.pad && hdr.pad != 2 * hdr.npages)
-        dsm_fatal("pushed updates: %u hashes for %u pages", hdr.pad,
+    const unsigned char *hash = push + len - (size_t)hdr.aux * 8;
+    if (hdr.aux && hdr.aux != 2 * hdr.npages)
+        dsm_fatal("pushed updates: %u hashes for %u pages", hdr.aux,
                   hdr.npages);
     size_t applied = 0;
     for (uint32_t k = 0; k < hdr.npages; k++) {
@@ -594,9 +594,9 @@ void coh_push_apply(const unsigned char *push, size_t len)
         int full = is_full(diff, diff_len);
         if (takes_push(p, full)) {
             uint64_t want[2] = {0, 0};
-            if (hdr.pad)
+            if (hdr.aux)
                 memcpy(want, hash + (size_t)k * 16, sizeof want);
-            if (hdr.pad && !full && page_hash(coh_page_rt(p)) != want[1])
+            if (hdr.aux && !full && page_hash(coh_page_rt(p)) != want[1])
                 dsm_fatal("invariant violated: U1: a copy that takes a "
                           "pushed diff equals node 0's snapshot (page %u "
                           "at push event %u: stamp %u, state %u, flags "
@@ -611,7 +611,7 @@ void coh_push_apply(const unsigned char *push, size_t len)
                 memcpy(coh_page_twin(p), coh_page_rt(p), DSM_PAGE_SIZE);
             stamp[p] = kept_mark;
             applied++;
-            if (hdr.pad && page_hash(coh_page_rt(p)) != want[0])
+            if (hdr.aux && page_hash(coh_page_rt(p)) != want[0])
                 dsm_fatal("invariant violated: U1: a page updated by a "
                           "push equals its home's copy at the push's "
                           "build (page %u at push event %u)", p, events);

@@ -117,8 +117,8 @@ static dsm_status_t check_push(const unsigned char *push, size_t len,
     if (len < sizeof ph)
         return DSM_ERR_PROTOCOL;
     memcpy(&ph, push, sizeof ph);
-    size_t hashes = (size_t)ph.pad * sizeof(uint64_t);
-    if ((ph.pad && ph.pad != 2 * ph.npages) || hashes > len - sizeof ph ||
+    size_t hashes = (size_t)ph.aux * sizeof(uint64_t);
+    if ((ph.aux && ph.aux != 2 * ph.npages) || hashes > len - sizeof ph ||
         coh_wire_diffs(push, len - hashes, lim, DSM_PAGE_SIZE, &npush) !=
             DSM_OK)
         return DSM_ERR_PROTOCOL;
@@ -255,6 +255,21 @@ dsm_status_t coh_wire_diffs(const void *msg, size_t len,
         return DSM_ERR_PROTOCOL;
     *npages = hdr.npages;
     return DSM_OK;
+}
+
+dsm_status_t coh_wire_diff_message(const void *msg, size_t len,
+                                   const coh_wire_limits_t *lim,
+                                   size_t page_size, uint32_t *npages,
+                                   uint32_t *flags)
+{
+    coh_msg_diff_t hdr;
+    if (len < sizeof hdr)
+        return DSM_ERR_PROTOCOL;
+    memcpy(&hdr, msg, sizeof hdr);
+    if (hdr.aux & ~COH_DIFF_ARRIVAL_FOLLOWS)
+        return DSM_ERR_PROTOCOL;
+    *flags = hdr.aux;
+    return coh_wire_diffs(msg, len, lim, page_size, npages);
 }
 
 void coh_wire_diff_next(const void *msg, size_t *pos, uint32_t *index,

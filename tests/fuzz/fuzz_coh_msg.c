@@ -112,9 +112,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         break;
     }
     case 2: {
-        uint32_t npages;
-        if (coh_wire_diffs(msg, len, &lim, PAGE_SIZE, &npages) != DSM_OK)
+        uint32_t npages, flags;
+        if (coh_wire_diff_message(msg, len, &lim, PAGE_SIZE, &npages,
+                                  &flags) != DSM_OK)
             break;
+        FUZZ_CHECK(!(flags & ~COH_DIFF_ARRIVAL_FOLLOWS));
         static unsigned char page[PAGE_SIZE];
         size_t pos = sizeof(coh_msg_diff_t);
         for (uint32_t k = 0; k < npages; k++) {
