@@ -171,11 +171,16 @@ static void gather_add(int src, const void *payload, size_t len)
     dsm_mutex_unlock(&gather_lock);
 }
 
-static void on_arrive(int src, const void *payload, size_t len, void *arg)
+void coh_barrier_arrival(int src, const void *msg, size_t len)
 {
     if (coh.rank != 0)
         dsm_fatal("barrier arrival sent to node %d", coh.rank);
-    gather_add(src, payload, len);
+    gather_add(src, msg, len);
+}
+
+static void on_arrive(int src, const void *payload, size_t len, void *arg)
+{
+    coh_barrier_arrival(src, payload, len);
 }
 
 static void on_depart(int src, const void *payload, size_t len, void *arg)
@@ -345,10 +350,7 @@ static void send_arrival(const void *extra, size_t extra_len)
 {
     size_t len = build_arrive(extra, extra_len);
     /* node 0 polls for it at its own barrier or join */
-    dsm_status_t st = dsm_tp_am_send_lazy(0, COH_AM_BARRIER_ARRIVE,
-                                          arrive_buf, len);
-    if (st != DSM_OK)
-        dsm_fatal("barrier arrival to node 0: %s", dsm_status_string(st));
+    coh_send_arrival(arrive_buf, len);
 }
 
 /* A node other than 0: wait for the departure of the epoch it arrived

@@ -60,7 +60,9 @@ static void unlock_chunk(size_t first, size_t n, const char *where)
  * acknowledged, before its write notice is published.  Diffs to node 0
  * that a barrier or join arrival follows are not acknowledged: node 0
  * applies them before it takes the arrival, which publishes the notices,
- * and nothing on this node waits for them (coh_release_before_arrival). */
+ * and nothing on this node waits for them (coh_release_before_arrival).
+ * The last message of them is kept back and carries the arrival
+ * (coh_send_arrival): one message instead of two. */
 #define DIFF_MSG_BYTES ((size_t)256 << 10)
 
 static char *diff_msg;                 /* the message being filled */
@@ -72,11 +74,18 @@ static uint64_t diffs_outstanding;
 static _Atomic uint64_t diffs_acked;
 static volatile int diffs_done;
 static int diffs_lazy_to_node0;        /* during such a release */
+static int diff_held;                  /* diff_msg waits for the arrival */
 
-static void diff_send(void)
+/* Send the message being filled; at the end of a release before an
+ * arrival (last), keep one for node 0 back for the arrival. */
+static void diff_send_or_hold(int last)
 {
     if (!diff_msg_pages)
         return;
+    if (last && diff_msg_home == 0 && diffs_lazy_to_node0) {
+        diff_held = 1;
+        return;
+    }
     int followed = diff_msg_home == 0 && diffs_lazy_to_node0;
     coh_msg_diff_t hdr = {diff_msg_pages,
                           followed ? COH_DIFF_ARRIVAL_FOLLOWS : 0};
@@ -97,11 +106,13 @@ static void diff_send(void)
     diff_msg_pages = 0;
 }
 
+static void diff_send(void) { diff_send_or_hold(0); }
+
 /* Wait until every home has applied what was sent (diffs an arrival
  * follows excepted). */
 static void diff_complete(void)
 {
-    diff_send();
+    diff_send_or_hold(1);
     for (;;) {
         /* reset, then check, with a full fence between: a plain store may
          * leave the store buffer after the loads below (x86 lets a later
@@ -130,10 +141,12 @@ static void on_diff(int src, const void *payload, size_t len, void *arg)
     const coh_wire_limits_t lim = {(uint32_t)coh.size, coh.npages,
                                    COH_MAX_SLOTS};
     uint32_t npages, flags;
+    size_t diffs_len;
     if (coh_wire_diff_message(payload, len, &lim, DSM_PAGE_SIZE, &npages,
-                              &flags) != DSM_OK)
+                              &flags, &diffs_len) != DSM_OK)
         dsm_fatal("malformed diff message from node %d (%zu bytes)", src, len);
-    int followed = (flags & COH_DIFF_ARRIVAL_FOLLOWS) != 0;
+    int followed = (flags & (COH_DIFF_ARRIVAL_FOLLOWS |
+                             COH_DIFF_ARRIVAL_INSIDE)) != 0;
     if (followed && coh.rank != 0)
         dsm_fatal("malformed diff message from node %d: an arrival follows "
                   "it, but node %d takes no arrivals", src, coh.rank);
@@ -159,12 +172,33 @@ static void on_diff(int src, const void *payload, size_t len, void *arg)
         applied += bytes;
     }
     COH_STAT_ADD(diff_bytes_applied, applied);
+    if (flags & COH_DIFF_ARRIVAL_INSIDE)
+        coh_barrier_arrival(src, (const char *)payload + diffs_len,
+                            len - diffs_len);
     if (followed)
         return;
     dsm_status_t st = dsm_tp_am_send(src, COH_AM_DIFF_ACK, NULL, 0);
     if (st != DSM_OK)
         dsm_fatal("acknowledging diffs to node %d: %s", src,
                   dsm_status_string(st));
+}
+
+void coh_send_arrival(const void *arrival, size_t len)
+{
+    dsm_status_t st;
+    if (diff_held) {
+        coh_msg_diff_t hdr = {diff_msg_pages, COH_DIFF_ARRIVAL_INSIDE};
+        memcpy(diff_msg, &hdr, sizeof hdr);
+        st = dsm_tp_am_sendv_lazy(0, COH_AM_DIFF, diff_msg, diff_msg_len,
+                                  arrival, len);
+        diff_held = 0;
+        diff_msg_len = sizeof hdr;
+        diff_msg_pages = 0;
+    } else {
+        st = dsm_tp_am_send_lazy(0, COH_AM_BARRIER_ARRIVE, arrival, len);
+    }
+    if (st != DSM_OK)
+        dsm_fatal("barrier arrival to node 0: %s", dsm_status_string(st));
 }
 
 dsm_status_t coh_interval_register_handlers(void)
@@ -529,6 +563,8 @@ uint32_t coh_release_before_arrival(int quiescent)
 static uint32_t release(int node0_follows, int quiescent)
 {
     coh_check_dirty("a release");
+    if (diff_held)
+        dsm_fatal("a release while diffs wait for an arrival");
     dsm_mutex_lock(&coh.dirty_lock);
     uint32_t *pages = coh.dirty;
     size_t n = coh.ndirty;

@@ -142,6 +142,9 @@ typedef struct coh_msg_diff {
  * node 0 applies them before it takes the arrival, so no acknowledgement
  * (its departure, or the next fork, comes after them anyway). */
 #define COH_DIFF_ARRIVAL_FOLLOWS 1u
+/* The same, and the arrival is in this message, after the diffs: one
+ * message where there were two. */
+#define COH_DIFF_ARRIVAL_INSIDE  2u
 
 typedef struct coh_diff_page {
     uint32_t index;

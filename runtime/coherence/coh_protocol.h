@@ -83,6 +83,12 @@ uint32_t coh_release(int quiescent);
  * of nodes (messages of one pair arrive and run in order), and so before
  * any departure; diffs to other homes are.  quiescent as above. */
 uint32_t coh_release_before_arrival(int quiescent);
+/* After coh_release_before_arrival on a node other than 0, at once: send
+ * the arrival (len bytes) to node 0, lazily, in one message with the
+ * release's last diffs to node 0 if it kept them back. */
+void coh_send_arrival(const void *arrival, size_t len);
+/* Node 0: an arrival that came after diffs in a DIFF message. */
+void coh_barrier_arrival(int src, const void *msg, size_t len);
 /* Whether the node promised that no thread writes sharable memory during
  * its barriers (dsm_barrier_quiescent): then the releases of barriers,
  * joins and fork hand-offs may leave eager non-home pages writable. */

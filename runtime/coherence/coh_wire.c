@@ -230,9 +230,11 @@ coh_migration_t coh_wire_migration(const unsigned char *list, uint32_t k)
     return mv;
 }
 
-dsm_status_t coh_wire_diffs(const void *msg, size_t len,
-                            const coh_wire_limits_t *lim, size_t page_size,
-                            uint32_t *npages)
+/* The diffs from the start of msg: where they end (*end). */
+static dsm_status_t walk_diffs(const void *msg, size_t len,
+                               const coh_wire_limits_t *lim,
+                               size_t page_size, uint32_t *npages,
+                               size_t *end)
 {
     const unsigned char *m = msg;
     coh_msg_diff_t hdr;
@@ -251,25 +253,39 @@ dsm_status_t coh_wire_diffs(const void *msg, size_t len,
             return DSM_ERR_PROTOCOL;
         pos += pg.len;
     }
-    if (pos != len)
-        return DSM_ERR_PROTOCOL;
     *npages = hdr.npages;
+    *end = pos;
     return DSM_OK;
+}
+
+dsm_status_t coh_wire_diffs(const void *msg, size_t len,
+                            const coh_wire_limits_t *lim, size_t page_size,
+                            uint32_t *npages)
+{
+    size_t end;
+    dsm_status_t st = walk_diffs(msg, len, lim, page_size, npages, &end);
+    return st == DSM_OK && end != len ? DSM_ERR_PROTOCOL : st;
 }
 
 dsm_status_t coh_wire_diff_message(const void *msg, size_t len,
                                    const coh_wire_limits_t *lim,
                                    size_t page_size, uint32_t *npages,
-                                   uint32_t *flags)
+                                   uint32_t *flags, size_t *diffs_len)
 {
     coh_msg_diff_t hdr;
     if (len < sizeof hdr)
         return DSM_ERR_PROTOCOL;
     memcpy(&hdr, msg, sizeof hdr);
-    if (hdr.aux & ~COH_DIFF_ARRIVAL_FOLLOWS)
+    if (hdr.aux & ~(COH_DIFF_ARRIVAL_FOLLOWS | COH_DIFF_ARRIVAL_INSIDE) ||
+        hdr.aux == (COH_DIFF_ARRIVAL_FOLLOWS | COH_DIFF_ARRIVAL_INSIDE))
+        return DSM_ERR_PROTOCOL;
+    size_t end;
+    if (walk_diffs(msg, len, lim, page_size, npages, &end) != DSM_OK ||
+        (end != len) != ((hdr.aux & COH_DIFF_ARRIVAL_INSIDE) != 0))
         return DSM_ERR_PROTOCOL;
     *flags = hdr.aux;
-    return coh_wire_diffs(msg, len, lim, page_size, npages);
+    *diffs_len = end;
+    return DSM_OK;
 }
 
 void coh_wire_diff_next(const void *msg, size_t *pos, uint32_t *index,

@@ -98,11 +98,14 @@ coh_migration_t coh_wire_migration(const unsigned char *list, uint32_t k);
 dsm_status_t coh_wire_diffs(const void *msg, size_t len,
                             const coh_wire_limits_t *lim, size_t page_size,
                             uint32_t *npages);
-/* A DIFF message: the diffs, and only known COH_DIFF_* flags (*flags). */
+/* A DIFF message: known COH_DIFF_* flags (*flags), then the diffs, which
+ * end at *diffs_len: the message's end, or, with
+ * COH_DIFF_ARRIVAL_INSIDE, before the arrival that follows them (not
+ * checked here: coh_wire_arrive). */
 dsm_status_t coh_wire_diff_message(const void *msg, size_t len,
                                    const coh_wire_limits_t *lim,
                                    size_t page_size, uint32_t *npages,
-                                   uint32_t *flags);
+                                   uint32_t *flags, size_t *diffs_len);
 /* Walk validated diffs: *pos starts at sizeof(coh_msg_diff_t). */
 void coh_wire_diff_next(const void *msg, size_t *pos, uint32_t *index,
                         const unsigned char **diff, size_t *diff_len);

@@ -2,8 +2,8 @@
  * tp_am.c - active messages: the handler registry, sends, and delivery.
  *
  * Layer: transport.  Entry points: dsm_tp_am_register (before dsm_tp_init),
- * dsm_tp_am_send / dsm_tp_am_sendv (any thread, handlers and the fault
- * handler included), tp_am_open / tp_am_close (init and finalize),
+ * dsm_tp_am_send / dsm_tp_am_sendv and their _lazy forms (any thread,
+ * handlers and the fault handler included), tp_am_open / tp_am_close (init and finalize),
  * and two progress sources (tp_source.h): self-sends, deferred sends.
  *
  * Wire format: the UCX AM id is ours; a 4-byte UCX header carries the
@@ -394,13 +394,20 @@ dsm_status_t dsm_tp_am_send(int dst, unsigned id, const void *payload,
     return dsm_tp_am_sendv(dst, id, payload, len, NULL, 0);
 }
 
+dsm_status_t dsm_tp_am_sendv_lazy(int dst, unsigned id, const void *hdr,
+                                  size_t hdr_len, const void *body,
+                                  size_t body_len)
+{
+    tp_send_lazy = 1;
+    dsm_status_t st = dsm_tp_am_sendv(dst, id, hdr, hdr_len, body, body_len);
+    tp_send_lazy = 0;
+    return st;
+}
+
 dsm_status_t dsm_tp_am_send_lazy(int dst, unsigned id, const void *payload,
                                  size_t len)
 {
-    tp_send_lazy = 1;
-    dsm_status_t st = dsm_tp_am_sendv(dst, id, payload, len, NULL, 0);
-    tp_send_lazy = 0;
-    return st;
+    return dsm_tp_am_sendv_lazy(dst, id, payload, len, NULL, 0);
 }
 
 /* ---- progress-side work ------------------------------------------------------ */

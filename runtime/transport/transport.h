@@ -148,6 +148,11 @@ DSM_MUST_CHECK
 dsm_status_t dsm_tp_am_sendv(int dst, unsigned id, const void *hdr,
                              size_t hdr_len, const void *body,
                              size_t body_len);
+/* Both: a lazy gather send. */
+DSM_MUST_CHECK
+dsm_status_t dsm_tp_am_sendv_lazy(int dst, unsigned id, const void *hdr,
+                                  size_t hdr_len, const void *body,
+                                  size_t body_len);
 
 /* ---- one-sided RMA -------------------------------------------------------
  * Blocking: returns when the data has arrived (get) or is visible at the

@@ -113,10 +113,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     case 2: {
         uint32_t npages, flags;
+        size_t diffs_len;
         if (coh_wire_diff_message(msg, len, &lim, PAGE_SIZE, &npages,
-                                  &flags) != DSM_OK)
+                                  &flags, &diffs_len) != DSM_OK)
             break;
-        FUZZ_CHECK(!(flags & ~COH_DIFF_ARRIVAL_FOLLOWS));
+        FUZZ_CHECK(!(flags & ~(COH_DIFF_ARRIVAL_FOLLOWS |
+                               COH_DIFF_ARRIVAL_INSIDE)) &&
+                   diffs_len <= len &&
+                   (diffs_len < len) == !!(flags & COH_DIFF_ARRIVAL_INSIDE));
         static unsigned char page[PAGE_SIZE];
         size_t pos = sizeof(coh_msg_diff_t);
         for (uint32_t k = 0; k < npages; k++) {
@@ -128,7 +132,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             FUZZ_CHECK(dsm_diff_apply(page, PAGE_SIZE, diff, diff_len, NULL) ==
                        DSM_OK);
         }
-        FUZZ_CHECK(pos == len);
+        FUZZ_CHECK(pos == diffs_len);
         break;
     }
     case 3: {
