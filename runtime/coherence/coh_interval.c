@@ -76,34 +76,42 @@ static volatile int diffs_done;
 static int diffs_lazy_to_node0;        /* during such a release */
 static int diff_held;                  /* diff_msg waits for the arrival */
 
+/* Send the message being filled with its COH_DIFF_* flags, and tail
+ * after the diffs (an arrival), and start a new one.  Node 0 takes diffs
+ * an arrival follows at its barrier: no need to wake it for them (lazy). */
+static dsm_status_t diff_msg_send(uint32_t flags, const void *tail,
+                                  size_t tail_len)
+{
+    coh_msg_diff_t hdr = {diff_msg_pages, flags};
+    memcpy(diff_msg, &hdr, sizeof hdr);
+    dsm_status_t st =
+        flags ? dsm_tp_am_sendv_lazy(0, COH_AM_DIFF, diff_msg, diff_msg_len,
+                                     tail, tail_len)
+              : dsm_tp_am_send(diff_msg_home, COH_AM_DIFF, diff_msg,
+                               diff_msg_len);
+    diff_msg_len = sizeof hdr;
+    diff_msg_pages = 0;
+    return st;
+}
+
 /* Send the message being filled; at the end of a release before an
  * arrival (last), keep one for node 0 back for the arrival. */
 static void diff_send_or_hold(int last)
 {
     if (!diff_msg_pages)
         return;
-    if (last && diff_msg_home == 0 && diffs_lazy_to_node0) {
+    int followed = diff_msg_home == 0 && diffs_lazy_to_node0;
+    if (last && followed) {
         diff_held = 1;
         return;
     }
-    int followed = diff_msg_home == 0 && diffs_lazy_to_node0;
-    coh_msg_diff_t hdr = {diff_msg_pages,
-                          followed ? COH_DIFF_ARRIVAL_FOLLOWS : 0};
-    memcpy(diff_msg, &hdr, sizeof hdr);
-    /* node 0 takes diffs an arrival follows at its barrier: no need to
-     * wake it for them */
-    dsm_status_t st = followed
-                          ? dsm_tp_am_send_lazy(0, COH_AM_DIFF, diff_msg,
-                                                diff_msg_len)
-                          : dsm_tp_am_send(diff_msg_home, COH_AM_DIFF,
-                                           diff_msg, diff_msg_len);
+    dsm_status_t st = diff_msg_send(followed ? COH_DIFF_ARRIVAL_FOLLOWS : 0,
+                                    NULL, 0);
     if (st != DSM_OK)
         dsm_fatal("sending diffs to node %d: %s", diff_msg_home,
                   dsm_status_string(st));
     if (!followed)
         diffs_outstanding++;
-    diff_msg_len = sizeof hdr;
-    diff_msg_pages = 0;
 }
 
 static void diff_send(void) { diff_send_or_hold(0); }
@@ -187,13 +195,8 @@ void coh_send_arrival(const void *arrival, size_t len)
 {
     dsm_status_t st;
     if (diff_held) {
-        coh_msg_diff_t hdr = {diff_msg_pages, COH_DIFF_ARRIVAL_INSIDE};
-        memcpy(diff_msg, &hdr, sizeof hdr);
-        st = dsm_tp_am_sendv_lazy(0, COH_AM_DIFF, diff_msg, diff_msg_len,
-                                  arrival, len);
+        st = diff_msg_send(COH_DIFF_ARRIVAL_INSIDE, arrival, len);
         diff_held = 0;
-        diff_msg_len = sizeof hdr;
-        diff_msg_pages = 0;
     } else {
         st = dsm_tp_am_send_lazy(0, COH_AM_BARRIER_ARRIVE, arrival, len);
     }
