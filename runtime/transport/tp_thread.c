@@ -19,7 +19,7 @@
  *    progresses the worker, and an armed worker would make every sender
  *    signal this node with a system call.  So the worker stays unarmed
  *    and untouched (no progress here either: this thread could be
- *    preempted holding the worker's spinlock while the polling thread
+ *    preempted holding the worker's lock while the polling thread
  *    spins on it), and the thread "parks": it sleeps on the sockets and
  *    the eventfd for a parking period, then looks again;
  *  - nobody polls, but the node synchronises (where some peer's messages

@@ -12,7 +12,13 @@
  *
  * Several nodes: context with AM | RMA | AMO32 | AMO64 | WAKEUP, one worker
  * in UCS_THREAD_MODE_MULTI (application threads, the fault handler and the
- * progress thread all call in).  The segments are registered with
+ * progress thread all call in).  The worker's lock is a mutex
+ * (UCX_USE_MT_MUTEX=y unless the environment sets it): with UCX's default
+ * spinlock, a thread preempted inside the worker (its own progress thread
+ * woke on the CPU, or another node's) left the other thread of its node
+ * spinning on the lock for the rest of a time slice, milliseconds on a
+ * machine with no idle CPU; a mutex's waiter sleeps and gives the CPU to
+ * the holder.  The segments are registered with
  * UCP_MEM_MAP_NONBLOCK: the region is a large sparse memfd mapping, and
  * registration must neither touch nor pin it (on-demand paging where the
  * hardware has it; shared memory and TCP need no pinning).
@@ -74,6 +80,14 @@ static dsm_status_t open_worker(void)
     ucs_status_t st = ucp_config_read(NULL, NULL, &config);
     if (st != UCS_OK)
         return ucx_fail("reading the UCX configuration", st);
+    /* the worker's lock a mutex, not UCX's default spinlock (header),
+     * unless the user chose */
+    if (!getenv("UCX_USE_MT_MUTEX")) {
+        st = ucp_config_modify(config, "USE_MT_MUTEX", "y");
+        if (st != UCS_OK)
+            dsm_debug("UCX refused USE_MT_MUTEX=y (%s): the worker's lock "
+                      "stays a spinlock", ucs_status_string(st));
+    }
     ucp_params_t params = {
         .field_mask = UCP_PARAM_FIELD_FEATURES |
                       UCP_PARAM_FIELD_ESTIMATED_NUM_EPS |
