@@ -640,8 +640,14 @@ static size_t invalidate_chunk(size_t first, size_t n, int refresh)
     coh_protect_where(first, n, needs_protection_drop, DSM_PROT_NONE);
     for (size_t i = 0; i < n; i++) {
         coh_page_t *pg = &coh.pages[first + i];
-        if (!needs_invalidation(pg))
+        if (!needs_invalidation(pg)) {
+            /* a copy dropped earlier is out of date again: a want names
+             * the program point of the last change before the read */
+            if (atomic_load(&pg->state) == PS_INVALID &&
+                !(atomic_load(&pg->flags) & PF_HOME))
+                coh_want_dropped(first + i);
             continue;
+        }
         if (atomic_load(&pg->state) == PS_WRITABLE &&
             (atomic_load(&pg->flags) & PF_TWIN)) {
             send_diff(first + i, pg);

@@ -51,6 +51,13 @@ typedef struct coh_range {
     uint32_t count;
 } coh_range_t;
 
+/* A wanted range (arrival and departure wants, coh_want.c): a coh_range_t
+ * whose count holds the pages in its low 16 bits and, above them, the
+ * tag of the program point where the reader's copies were dropped. */
+#define COH_WANT_PAGES(count) ((count) & 0xffffu)
+#define COH_WANT_TAG(count) ((count) >> 16)
+#define COH_WANT_COUNT(pages, tag) ((uint32_t)(pages) | (uint32_t)(tag) << 16)
+
 typedef struct coh_record_hdr {
     uint32_t creator;
     uint32_t seq;
@@ -61,8 +68,8 @@ typedef struct coh_record_hdr {
 /* Barrier arrival: header then records of intervals created by the sender
  * since the last barrier, then push_len bytes of whole pages the sender
  * homes and other nodes want (coh_push.c; a coh_msg_diff_t as in a
- * departure's push), then nwants page ranges (coh_range_t) the sender
- * wants pushed (coh_want.c), then extra_len bytes the layer above attached
+ * departure's push), then nwants wanted ranges (coh_range_t with a tag,
+ * above) the sender wants pushed (coh_want.c), then extra_len bytes the layer above attached
  * to a one-way join (at most COH_JOIN_EXTRA_MAX; coherence.h). */
 typedef struct coh_msg_arrive {
     uint64_t epoch;
@@ -93,8 +100,8 @@ typedef struct coh_msg_handoff {
 } coh_msg_handoff_t;
 
 /* Barrier departure: header, the merged vector time (size entries), the
- * records of every node, nmigrations home moves, nwants page ranges
- * (coh_range_t) other nodes want pushed by their homes other than node 0
+ * records of every node, nmigrations home moves, nwants wanted ranges
+ * (coh_range_t with a tag) other nodes want pushed by their homes other than node 0
  * (coh_want.c), then push_len bytes of pushed updates (coh_push.c): a
  * coh_msg_diff_t whose pad counts the u64 page hashes at the end (0, or
  * two per page in the invariants build: the pushed page, and the snapshot

@@ -221,13 +221,14 @@ static void prefetch(const label_entry_t *e)
 
 void coh_prefetch_epoch(uintptr_t label)
 {
-    if (!enabled)
-        return;
-    remember();
+    /* the labels also tag wanted pages (coh_want.c): kept without
+     * prefetching too */
+    if (enabled)
+        remember();
     current = label;
     pending = 0;
     epochs++;
-    if (!label)
+    if (!label || !enabled)
         return;
     label_entry_t *e = find(label, 0);
     if (!e)
@@ -237,3 +238,5 @@ void coh_prefetch_epoch(uintptr_t label)
 }
 
 uintptr_t coh_prefetch_pending(void) { return pending; }
+
+uintptr_t coh_prefetch_current(void) { return current; }

@@ -168,25 +168,33 @@ void coh_direct_end(size_t first, size_t n, int keep);
  * label (0: none) begins on this node, after its acquire (barrier end,
  * fork import) or at a fork's export or a join; protocol mutex held,
  * other application threads quiet.  pending: the label the fork-join
- * layer gave for the next epoch (dsm_coh_epoch_next). */
+ * layer gave for the next epoch (dsm_coh_epoch_next); current: the
+ * running epoch's (both kept with DSM_PREFETCH=0 too). */
 dsm_status_t coh_prefetch_setup(void);
 void coh_prefetch_note(size_t index);
 void coh_prefetch_epoch(uintptr_t label);
 uintptr_t coh_prefetch_pending(void);
+uintptr_t coh_prefetch_current(void);
 
 /* Wanted pages (coh_want.c): coh_want_note, the fault handler: a page a
  * notice dropped was fetched again.  coh_want_take: the noted pages as
- * ranges, for an arrival (at most cap).  coh_want_grant: those of the
- * ranges' pages homed here get a budget of pushes; coh_want_wanted says
- * whether a page has some left, coh_want_spend takes one (1) or says
- * there is none (0).  Node 0: coh_want_relay notes the wants of nodes
- * other than 0 for pages other homes push (forwarded to them in the
- * departure), coh_want_relay_spend takes one forward. */
+ * ranges, for an arrival (at most cap), each tagged with the program point
+ * where the copies were last dropped (coh_want_dropped: an acquire's
+ * invalidation, the pending label).  coh_want_grant: those of the
+ * ranges' pages homed here get a budget of pushes at the program points
+ * tagged; coh_want_wanted says whether a page has some left and is wanted
+ * at the epoch this build begins (the pending label; any_point: wherever
+ * it is wanted), coh_want_spend
+ * takes one (1) or says there is none (0).
+ * Node 0: coh_want_relay notes the wants of nodes other than 0 for pages
+ * other homes push (forwarded to them in the departure),
+ * coh_want_relay_spend takes one forward. */
 dsm_status_t coh_want_setup(void);
 void coh_want_note(size_t index);
+void coh_want_dropped(size_t index);
 uint32_t coh_want_take(coh_range_t *out, uint32_t cap);
 void coh_want_grant(const unsigned char *ranges, uint32_t n);
-int coh_want_wanted(size_t index);
+int coh_want_wanted(size_t index, int any_point);
 int coh_want_spend(size_t index);
 void coh_want_relay(const unsigned char *ranges, uint32_t n);
 int coh_want_relay_spend(size_t index);

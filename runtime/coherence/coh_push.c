@@ -234,10 +234,13 @@ static int named_by_other(size_t p)
 }
 
 /* A wanted page whose change the diff does not carry: sent whole in the
- * second pass (push_wanted), with the room for wanted pages. */
-static int defer_wanted(size_t p)
+ * second pass (push_wanted), with the room for wanted pages.  At a join,
+ * wherever it is wanted: the readers drop their copies when the next
+ * fork carries this departure, at that fork's program point, which node
+ * 0 does not know yet. */
+static int defer_wanted(size_t p, int kind)
 {
-    if (nwanted == WANTED_MAX || !coh_want_wanted(p))
+    if (nwanted == WANTED_MAX || !coh_want_wanted(p, kind == COH_PUSH_JOIN))
         return 0;
     wanted[nwanted++] = (uint32_t)p;
     snap_ok[p] = 0;   /* until it is sent */
@@ -279,13 +282,13 @@ static void push_page(size_t p, int kind, section_t *sec)
         return;
     }
     if (snap_skip[p]) {
-        if (defer_wanted(p))
+        if (defer_wanted(p, kind))
             return;
         snap_skip[p]--;
         return;
     }
     if (!snap_ok[p]) {
-        if (defer_wanted(p))
+        if (defer_wanted(p, kind))
             return;
         /* the first snapshot; readers' copies are of unknown age, so the
          * next push, if the change is small, is the whole page */
@@ -296,7 +299,7 @@ static void push_page(size_t p, int kind, section_t *sec)
     }
     size_t n = dsm_diff_encode(page, base, DSM_PAGE_SIZE, enc);
     if (n > PUSH_PAGE_BYTES) {
-        if (defer_wanted(p))
+        if (defer_wanted(p, kind))
             return;
         /* a large change: readers fetch it; stop snapshotting for a while */
         snap_ok[p] = 0;
@@ -513,7 +516,7 @@ size_t coh_push_arrival(const char *records, uint32_t nrecords, char *out,
         uint8_t flags = atomic_load(&coh.pages[p].flags);
         if (snap_seen[p] == builds ||
             (flags & (PF_HOME | PF_SHARED)) != (PF_HOME | PF_SHARED) ||
-            !coh_want_wanted(p))
+            !coh_want_wanted(p, 0))
             continue;
         snap_seen[p] = builds;
         /* every thread of this node is in the barrier: the page is final
@@ -530,7 +533,8 @@ size_t coh_push_arrival(const char *records, uint32_t nrecords, char *out,
  * our release, so the home's page holds our writes), of a page another
  * node homes: read-only, or eager non-home (writable, its twin equal to
  * it since the release before this event), or prefetched and not yet
- * mapped (a whole page only).  A whole page is what a
+ * mapped (a whole page only), or none but registered with the home (a
+ * whole page only: it becomes a prefetched copy).  A whole page is what a
  * fetch at the build would give (node 0's page, or another home's at its
  * arrival, which no other node wrote since: node 0 checked).  A diff
  * needs a page node 0 homes and a copy equal to node 0's snapshot:
@@ -544,8 +548,12 @@ static int takes_push(size_t p, int full)
     int clean = state == PS_READONLY && !(flags & (PF_EAGER | PF_TWIN));
     int eager = state == PS_WRITABLE &&
                 (flags & (PF_EAGER | PF_TWIN)) == (PF_EAGER | PF_TWIN);
-    /* a prefetched copy not yet mapped: a whole page is a newer fetch */
-    int fetched = full && state == PS_FETCHED;
+    /* a prefetched copy not yet mapped: a whole page is a newer fetch;
+     * so it is for a dropped copy the home still counts as a reader (a
+     * page wanted at one program point, dropped by the notices of the
+     * epochs between: coh_want.c) */
+    int fetched = full && (state == PS_FETCHED ||
+                           (state == PS_INVALID && (flags & PF_REGISTERED)));
     return (clean || eager || fetched) &&
            !(flags & (PF_HOME | PF_DIRECT | PF_REFRESH)) &&
            (full || (pg->home == 0 && stamp[p] < 2 * events));
@@ -606,6 +614,11 @@ void coh_push_apply(const unsigned char *push, size_t len)
             if (dsm_diff_apply(coh_page_rt(p), DSM_PAGE_SIZE, diff, diff_len,
                                NULL) != DSM_OK)
                 dsm_fatal("pushed update of page %u malformed", p);
+            /* a dropped copy taking a whole page: mapped at its first
+             * access, as a prefetched one (coh_fault.c) */
+            if (atomic_load(&coh.pages[p].state) == PS_INVALID)
+                atomic_store_explicit(&coh.pages[p].state, PS_FETCHED,
+                                      memory_order_release);
             /* an eager copy's next diff is from the page as pushed */
             if (atomic_load(&coh.pages[p].flags) & PF_TWIN)
                 memcpy(coh_page_twin(p), coh_page_rt(p), DSM_PAGE_SIZE);

@@ -70,6 +70,7 @@ void coh_refresh_fetched(size_t index, size_t n)
 void coh_refresh_dropped(size_t index)
 {
     heat[index] = HEAT_NOTICED;
+    coh_want_dropped(index);   /* where: the program point of a want */
 }
 
 size_t coh_refresh_select(size_t first, size_t n)
@@ -86,7 +87,8 @@ size_t coh_refresh_select(size_t first, size_t n)
             atomic_load(&pg->state) == PS_WRITABLE) {
             atomic_fetch_or(&pg->flags, PF_REFRESH);
             chosen++;
-            coh_want_note(i);   /* a push would spare the get */
+            coh_want_dropped(i);   /* at this program point */
+            coh_want_note(i);      /* a push would spare the get */
             continue;
         }
         uint8_t h = heat[i];

@@ -22,6 +22,22 @@
  * again).  Wants are hints: a lost or late one costs a fetch, never a
  * wrong value.
  *
+ * Program points: a want names where the reader's copy was last dropped
+ * before the fetch: the label of the epoch the dropping acquire began
+ * (coh_prefetch.c: a barrier's call site or a region's microtask, the
+ * same on every node), as a 15-bit tag.  The home pushes the page only
+ * at the barriers and forks with that label: the last change before the
+ * read.  A page its home rewrites at every barrier but another node reads
+ * after one of them only (a Krylov vector's boundary, written at each
+ * step of a Gram-Schmidt loop, read by the next product) was otherwise
+ * sent whole at every barrier, all but one of them for nothing.  Each
+ * page keeps two program points; a want at a third makes it wanted at
+ * every barrier, as without labels, and so does a drop outside a labelled
+ * acquire (a lock, a flush).  In the epochs between, a notice drops the
+ * reader's copy, and the push at the right barrier fills it again
+ * (coh_push.c: an invalid, registered copy takes a whole page as a
+ * prefetched one).
+ *
  * Layer: coherence.  coh_want_note: the fault handler (an atomic index
  * and a store: no malloc, no stdio).  coh_want_grant and coh_want_relay
  * on node 0: also the arrival handler, under the gather lock (byte
@@ -39,13 +55,18 @@
 
 #define WANT_BUDGET 16u
 #define PENDING_MAX 4096u
+#define TAG_EMPTY 0u
+#define TAG_ANY 0xffffu               /* wanted at every barrier */
 /* wanted pages of one home per epoch: what its pushes carry (64 KiB) */
 #define WANT_PAGES 16u
 
 static uint8_t *budget;                /* pushes left, per page */
+static uint16_t (*tags)[2];            /* where it is wanted, per page */
+static uint16_t *dropped_at;           /* reader: tag of the last drop */
 static uint8_t *relay;                 /* node 0: forwards left, per page
                                           another home pushes */
 static uint32_t pending[PENDING_MAX];
+static uint16_t pending_tag[PENDING_MAX];
 static _Atomic uint32_t npending;
 static int enabled;
 
@@ -55,9 +76,46 @@ dsm_status_t coh_want_setup(void)
     if (!enabled)
         return DSM_OK;
     budget = coh_table_alloc(coh.npages);
+    tags = coh_table_alloc(coh.npages * sizeof *tags);
+    dropped_at = coh_table_alloc(coh.npages * sizeof *dropped_at);
     if (coh.rank == 0)
         relay = coh_table_alloc(coh.npages);
-    return budget && (coh.rank != 0 || relay) ? DSM_OK : DSM_ERR_NOMEM;
+    return budget && tags && dropped_at && (coh.rank != 0 || relay)
+               ? DSM_OK : DSM_ERR_NOMEM;
+}
+
+static uint32_t tag_of(uintptr_t label)
+{
+    if (!label)
+        return TAG_ANY;   /* no program point known: every barrier */
+    uint64_t h = (uint64_t)label * 0x9e3779b97f4a7c15ull;
+    uint32_t t = (uint32_t)(h >> 49);   /* 15 bits: never TAG_ANY */
+    return t ? t : 1;
+}
+
+/* A want at the program point tag for page p (before its budget is
+ * refilled): a page with none left starts afresh. */
+static void retag(size_t p, uint32_t tag)
+{
+    uint16_t *s = tags[p];
+    if (tag == TAG_EMPTY)
+        tag = TAG_ANY;
+    if (budget[p] == 0 || tag == TAG_ANY) {
+        s[0] = (uint16_t)tag;
+        s[1] = TAG_EMPTY;
+    } else if (s[0] == TAG_ANY || s[0] == tag || s[1] == tag) {
+        return;
+    } else if (s[1] == TAG_EMPTY) {
+        s[1] = (uint16_t)tag;
+    } else {
+        s[0] = TAG_ANY;   /* a third program point: every barrier */
+    }
+}
+
+void coh_want_dropped(size_t index)
+{
+    if (enabled)
+        dropped_at[index] = (uint16_t)tag_of(coh_prefetch_pending());
 }
 
 void coh_want_note(size_t index)
@@ -66,8 +124,10 @@ void coh_want_note(size_t index)
         return;
     uint32_t k = atomic_fetch_add_explicit(&npending, 1,
                                            memory_order_relaxed);
-    if (k < PENDING_MAX)
+    if (k < PENDING_MAX) {
         pending[k] = (uint32_t)index;
+        pending_tag[k] = dropped_at[index];
+    }
 }
 
 /* A page another node pushes to us: homed elsewhere, and not read in
@@ -100,31 +160,43 @@ uint32_t coh_want_take(coh_range_t *out, uint32_t cap)
         if (!pushable_here(p) || per_home[coh.pages[p].home] > WANT_PAGES)
             continue;
         /* read-ahead notes a run in order: extend the last range */
-        if (used && out[used - 1].first + out[used - 1].count == p &&
-            coh.pages[p].home == coh.pages[out[used - 1].first].home) {
-            out[used - 1].count++;
-            continue;
+        uint32_t tag = pending_tag[k] ? pending_tag[k] : TAG_ANY;
+        if (used) {
+            coh_range_t *last = &out[used - 1];
+            if (last->first + COH_WANT_PAGES(last->count) == p &&
+                COH_WANT_TAG(last->count) == tag &&
+                COH_WANT_PAGES(last->count) < 0xffffu &&
+                coh.pages[p].home == coh.pages[last->first].home) {
+                last->count++;
+                continue;
+            }
         }
         if (used == cap)
             break;
-        out[used++] = (coh_range_t){(uint32_t)p, 1};
+        out[used++] = (coh_range_t){(uint32_t)p, COH_WANT_COUNT(1, tag)};
     }
     return used;
 }
 
-/* A full budget in table for the pages of the ranges homed here (grant)
- * or, on node 0, homed at another node (relay). */
+/* A full budget in table for the pages of the wanted ranges homed here
+ * (grant, at the ranges' program points) or, on node 0, homed at another
+ * node (relay). */
 static void give(uint8_t *table, const unsigned char *ranges, uint32_t n,
                  int homed_here)
 {
     for (uint32_t k = 0; k < n; k++) {
         coh_range_t r = coh_wire_range(ranges, k);
-        for (size_t p = r.first; p < (size_t)r.first + r.count; p++) {
+        uint32_t tag = COH_WANT_TAG(r.count);
+        size_t end = (size_t)r.first + COH_WANT_PAGES(r.count);
+        for (size_t p = r.first; p < end; p++) {
             int here = (atomic_load_explicit(&coh.pages[p].flags,
                                              memory_order_relaxed) &
                         PF_HOME) != 0;
-            if (homed_here ? here : coh.pages[p].home != 0)
+            if (homed_here ? here : coh.pages[p].home != 0) {
+                if (table == budget)
+                    retag(p, tag);
                 table[p] = WANT_BUDGET;
+            }
         }
     }
 }
@@ -149,9 +221,16 @@ int coh_want_relay_spend(size_t index)
     return 1;
 }
 
-int coh_want_wanted(size_t index)
+int coh_want_wanted(size_t index, int any_point)
 {
-    return budget && budget[index] != 0;
+    if (!budget || budget[index] == 0)
+        return 0;
+    const uint16_t *s = tags[index];
+    if (s[0] == TAG_ANY || any_point)
+        return 1;
+    /* the push at this build reaches the epoch the pending label begins */
+    uint32_t now = tag_of(coh_prefetch_pending());
+    return now == TAG_ANY || s[0] == now || s[1] == now;
 }
 
 int coh_want_spend(size_t index)

@@ -62,13 +62,13 @@ coh_range_t coh_wire_range(const unsigned char *ranges, uint32_t k)
 static dsm_status_t check_push(const unsigned char *push, size_t len,
                                const coh_wire_limits_t *lim);
 
-/* n page ranges at list, each inside the space. */
-static dsm_status_t check_ranges(const unsigned char *list, uint32_t n,
-                                 const coh_wire_limits_t *lim)
+/* Wanted ranges: their pages (the count's low bits) inside the space. */
+static dsm_status_t check_wants(const unsigned char *list, uint32_t n,
+                                const coh_wire_limits_t *lim)
 {
     for (uint32_t k = 0; k < n; k++) {
         coh_range_t r = coh_wire_range(list, k);
-        if (!range_inside(r.first, r.count, lim->pages))
+        if (!range_inside(r.first, COH_WANT_PAGES(r.count), lim->pages))
             return DSM_ERR_PROTOCOL;
     }
     return DSM_OK;
@@ -100,7 +100,7 @@ dsm_status_t coh_wire_arrive(const void *msg, size_t len,
     if (coh_wire_records(a.records, a.records_len, a.hdr.nrecords, lim) !=
             DSM_OK ||
         check_push(a.push, a.hdr.push_len, lim) != DSM_OK ||
-        check_ranges(a.wants, a.hdr.nwants, lim) != DSM_OK)
+        check_wants(a.wants, a.hdr.nwants, lim) != DSM_OK)
         return DSM_ERR_PROTOCOL;
     *out = a;
     return DSM_OK;
@@ -203,7 +203,7 @@ dsm_status_t coh_wire_depart(const void *msg, size_t len,
         d.migrations = m + end - moves;
         if (coh_wire_records(d.records, d.records_len, d.hdr.nrecords, lim) !=
                 DSM_OK ||
-            check_ranges(d.wants, d.hdr.nwants, lim) != DSM_OK)
+            check_wants(d.wants, d.hdr.nwants, lim) != DSM_OK)
             return DSM_ERR_PROTOCOL;
         for (uint32_t k = 0; k < d.hdr.nmigrations; k++) {
             coh_migration_t mv = coh_wire_migration(d.migrations, k);

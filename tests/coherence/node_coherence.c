@@ -1431,6 +1431,97 @@ static void test_wanted_pushes(void **state)
     release_array(wp_array);
 }
 
+/* ---- wanted pages at a program point (coh_want.c): every node rewrites
+ * its block at two barriers of each round (program points A and B, as a
+ * Gram-Schmidt loop rewrites a vector at each step) and the others read
+ * it only after B.  The reader's copy is dropped at A and filled again
+ * by the push at B (an invalid copy taking a whole page); nothing is
+ * pushed at A.  Every word is checked in every round. */
+#define PP_ROUNDS 40
+#define PP_WORDS (WP_PAGES * 4096 / 8)
+#define PP_LABEL_A ((uintptr_t)0x1000)
+#define PP_LABEL_B ((uintptr_t)0x2000)
+#define PP_LABEL_C ((uintptr_t)0x3000)
+#define PP_SPAN_PAGES 4096
+static uint64_t *pp_alloc, *pp_array;   /* pp_array: page-aligned */
+static volatile int pp_errors;
+static dsm_stats_t pp_half;   /* at the start of the second half */
+
+static uint64_t pp_value(int owner, size_t w, int round, int half)
+{
+    return ((uint64_t)round << 33) ^ ((uint64_t)half << 32) ^
+           ((uint64_t)owner << 24) ^ w;
+}
+
+static void pp_barrier(int t, uintptr_t label)
+{
+    if (t == 0)   /* the barrier's last thread reads it */
+        dsm_coh_epoch_next(label);
+    dsm_barrier();
+}
+
+static void point_thread(int t)
+{
+    uint64_t *mine = pp_array + (size_t)rank * PP_WORDS;
+    for (int round = 0; round < PP_ROUNDS; round++) {
+        if (round == PP_ROUNDS / 2 && t == 0)
+            dsm_stats_get(&pp_half);
+        for (size_t w = (size_t)t; w < PP_WORDS; w += (size_t)threads)
+            mine[w] = pp_value(rank, w, round, 0);
+        pp_barrier(t, PP_LABEL_A);
+        for (size_t w = (size_t)t; w < PP_WORDS; w += (size_t)threads)
+            mine[w] = pp_value(rank, w, round, 1);
+        pp_barrier(t, PP_LABEL_B);
+        for (int owner = 0; owner < nodes; owner++)
+            for (size_t w = (size_t)t; w < PP_WORDS; w += (size_t)threads)
+                if (pp_array[(size_t)owner * PP_WORDS + w] !=
+                    pp_value(owner, w, round, 1))
+                    __atomic_add_fetch(&pp_errors, 1, __ATOMIC_RELAXED);
+        pp_barrier(t, PP_LABEL_C);
+    }
+}
+
+static void test_wanted_at_program_point(void **state)
+{
+    TEST_BEGIN();
+    /* whole pages per block (a page two nodes write is never pushed), in
+     * the middle of a block larger than any earlier test's: pages with no
+     * history of homes and wants */
+    pp_alloc = publish_array((size_t)PP_SPAN_PAGES * 4096);
+    pp_array = (uint64_t *)(((uintptr_t)pp_alloc + PP_SPAN_PAGES / 2 * 4096) &
+                            ~(uintptr_t)4095);
+    dsm_stats_t before, after;
+    pp_errors = 0;
+    dsm_stats_get(&before);
+    run_threads(point_thread);
+    dsm_stats_get(&after);
+    assert_int_equal(pp_errors, 0);
+    uint64_t fetched = after.pages_fetched + after.pages_prefetched -
+                       before.pages_fetched - before.pages_prefetched;
+    /* the second half: wants left by earlier tests on these pages (at
+     * every barrier) have spent their budget */
+    uint64_t sent = after.bytes_sent - pp_half.bytes_sent;
+    /* reads of other nodes' pages, one per page and round */
+    uint64_t reads = (uint64_t)(nodes - 1) * WP_PAGES * PP_ROUNDS;
+    uint64_t block_bytes = (uint64_t)WP_PAGES * 4096 * (PP_ROUNDS / 2);
+    print_message("node %d: %llu pages fetched, %llu reads of other nodes' "
+                  "pages; %llu bytes sent in the second half, its block "
+                  "%llu bytes a round times %d rounds\n", rank,
+                  (unsigned long long)fetched, (unsigned long long)reads,
+                  (unsigned long long)sent,
+                  (unsigned long long)(block_bytes / (PP_ROUNDS / 2)),
+                  PP_ROUNDS / 2);
+    /* the pushes at B replace most fetches; with two nodes, a node sends
+     * its block about once a round (at B), not twice (at A too) */
+    if (dsm_config()->push_updates && nodes > 1 &&
+        !dsm_tp_peer_mapped((rank + 1) % nodes, DSM_TP_SEG_REGION)) {
+        assert_true(fetched <= reads / 2);
+        if (nodes == 2)
+            assert_true(sent <= block_bytes + block_bytes / 2);
+    }
+    release_array(pp_alloc);
+}
+
 /* ---- bounded metadata: 10,000 barrier-write cycles.  Anonymous and
  * shared memory only (RssAnon + RssShmem): code pages of the libraries
  * that a path runs for the first time (libc's, UCX's: up to 200 KiB seen)
@@ -1521,6 +1612,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_direct_pages),
         cmocka_unit_test(test_pushed_updates),
         cmocka_unit_test(test_wanted_pushes),
+        cmocka_unit_test(test_wanted_at_program_point),
         cmocka_unit_test(test_bounded_metadata),
     };
     if (argc > 1)

@@ -49,12 +49,14 @@ static void check_records(const unsigned char *recs, size_t len, uint32_t n,
     FUZZ_CHECK(pos == len);
 }
 
-static void check_ranges(const unsigned char *list, uint32_t n,
-                         const coh_wire_limits_t *lim)
+/* Wanted ranges: pages in the count's low bits, a tag above them. */
+static void check_wants(const unsigned char *list, uint32_t n,
+                        const coh_wire_limits_t *lim)
 {
     for (uint32_t k = 0; k < n; k++) {
         coh_range_t r = coh_wire_range(list, k);
-        FUZZ_CHECK(r.first < lim->pages && r.count <= lim->pages - r.first);
+        uint32_t pages = COH_WANT_PAGES(r.count);
+        FUZZ_CHECK(r.first < lim->pages && pages <= lim->pages - r.first);
     }
 }
 
@@ -83,7 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(a.hdr.extra_len ? a.extra == a.wants + wants
                                    : a.extra == NULL);
         check_records(a.records, a.records_len, a.hdr.nrecords, &lim);
-        check_ranges(a.wants, a.hdr.nwants, &lim);
+        check_wants(a.wants, a.hdr.nwants, &lim);
         break;
     }
     case 1: {
@@ -103,7 +105,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(d.push == d.wants + (size_t)d.hdr.nwants *
                                            sizeof(coh_range_t) &&
                    (size_t)(msg + len - d.push) == d.hdr.push_len);
-        check_ranges(d.wants, d.hdr.nwants, &lim);
+        check_wants(d.wants, d.hdr.nwants, &lim);
         for (uint32_t k = 0; k < d.hdr.nmigrations; k++) {
             coh_migration_t mv = coh_wire_migration(d.migrations, k);
             FUZZ_CHECK(mv.home < lim.nodes && mv.first < PAGES &&
