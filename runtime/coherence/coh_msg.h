@@ -69,8 +69,9 @@ typedef struct coh_record_hdr {
  * since the last barrier, then push_len bytes of whole pages the sender
  * homes and other nodes want (coh_push.c; a coh_msg_diff_t as in a
  * departure's push), then nwants wanted ranges (coh_range_t with a tag,
- * above) the sender wants pushed (coh_want.c), then extra_len bytes the layer above attached
- * to a one-way join (at most COH_JOIN_EXTRA_MAX; coherence.h). */
+ * above) the sender wants pushed (coh_want.c), then extra_len bytes the
+ * layer above attached to a one-way join (at most COH_JOIN_EXTRA_MAX;
+ * coherence.h). */
 typedef struct coh_msg_arrive {
     uint64_t epoch;
     uint32_t vc_self;        /* sender's interval count */
@@ -101,12 +102,13 @@ typedef struct coh_msg_handoff {
 
 /* Barrier departure: header, the merged vector time (size entries), the
  * records of every node, nmigrations home moves, nwants wanted ranges
- * (coh_range_t with a tag) other nodes want pushed by their homes other than node 0
- * (coh_want.c), then push_len bytes of pushed updates (coh_push.c): a
- * coh_msg_diff_t whose pad counts the u64 page hashes at the end (0, or
- * two per page in the invariants build: the pushed page, and the snapshot
- * a diff is from), its pages' diffs (node 0's pages) and whole pages
- * (node 0's, and those other homes pushed at their arrival), the hashes. */
+ * (coh_range_t with a tag) other nodes want pushed by their homes other
+ * than node 0 (coh_want.c), then push_len bytes of pushed updates
+ * (coh_push.c): a coh_msg_diff_t whose pad counts the u64 page hashes at
+ * the end (0, or two per page in the invariants build: the pushed page,
+ * and the snapshot a diff is from), its pages' diffs (node 0's pages) and
+ * whole pages (node 0's, and those other homes pushed at their arrival),
+ * the hashes. */
 typedef struct coh_msg_depart {
     uint64_t epoch;
     uint32_t overflow;

@@ -184,8 +184,7 @@ uintptr_t coh_prefetch_current(void);
  * ranges' pages homed here get a budget of pushes at the program points
  * tagged; coh_want_wanted says whether a page has some left and is wanted
  * at the epoch this build begins (the pending label; any_point: wherever
- * it is wanted), coh_want_spend
- * takes one (1) or says there is none (0).
+ * it is wanted), coh_want_spend takes one (1) or says there is none (0).
  * Node 0: coh_want_relay notes the wants of nodes other than 0 for pages
  * other homes push (forwarded to them in the departure),
  * coh_want_relay_spend takes one forward. */

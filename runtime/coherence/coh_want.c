@@ -38,12 +38,13 @@
  * (coh_push.c: an invalid, registered copy takes a whole page as a
  * prefetched one).
  *
- * Layer: coherence.  coh_want_note: the fault handler (an atomic index
- * and a store: no malloc, no stdio).  coh_want_grant and coh_want_relay
- * on node 0: also the arrival handler, under the gather lock (byte
- * stores; the departure's build reads them only after every arrival).
- * Everything else: the thread doing the barrier's global part, protocol
- * mutex held.
+ * Layer: coherence.  coh_want_note: the fault handler (an atomic index,
+ * a load and two stores: no malloc, no stdio).  coh_want_dropped: an
+ * acquire's invalidation, page locked (a store).  coh_want_grant and
+ * coh_want_relay on node 0: also the arrival handler, under the gather
+ * lock (byte stores; the departure's build reads them only after every
+ * arrival).  Everything else: the thread doing the barrier's global
+ * part, protocol mutex held.
  */
 #include <stdatomic.h>
 

@@ -1498,8 +1498,8 @@ static void test_wanted_at_program_point(void **state)
     assert_int_equal(pp_errors, 0);
     uint64_t fetched = after.pages_fetched + after.pages_prefetched -
                        before.pages_fetched - before.pages_prefetched;
-    /* the second half: wants left by earlier tests on these pages (at
-     * every barrier) have spent their budget */
+    /* the second half: in the first, homes move to their writers and
+     * the wants are made and granted */
     uint64_t sent = after.bytes_sent - pp_half.bytes_sent;
     /* reads of other nodes' pages, one per page and round */
     uint64_t reads = (uint64_t)(nodes - 1) * WP_PAGES * PP_ROUNDS;
