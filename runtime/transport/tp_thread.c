@@ -20,7 +20,7 @@
  *    signal this node with a system call.  So the worker stays unarmed
  *    and untouched (no progress here either: this thread could be
  *    preempted holding the worker's lock while the polling thread
- *    spins on it), and the thread "parks": it sleeps on the sockets and
+ *    waits for it), and the thread "parks": it sleeps on the sockets and
  *    the eventfd for a parking period, then looks again;
  *  - nobody polls, but the node synchronises (where some peer's messages
  *    come through UCX, not a lane: tp.ucx_peers): its threads computed less
