@@ -56,6 +56,8 @@
 
 #define WANT_BUDGET 16u
 #define PENDING_MAX 4096u
+/* a wanted range's pages fit the low 16 bits of its count (coh_msg.h) */
+_Static_assert(PENDING_MAX <= 0xffffu, "wanted ranges too long");
 #define TAG_EMPTY 0u
 #define TAG_ANY 0xffffu               /* wanted at every barrier */
 /* wanted pages of one home per epoch: what its pushes carry (64 KiB) */
@@ -95,7 +97,8 @@ static uint32_t tag_of(uintptr_t label)
 }
 
 /* A want at the program point tag for page p (before its budget is
- * refilled): a page with none left starts afresh. */
+ * refilled): a page with none left starts afresh.  Tag 0: the reader
+ * knew no program point (its copy was never dropped by a notice). */
 static void retag(size_t p, uint32_t tag)
 {
     uint16_t *s = tags[p];
@@ -161,12 +164,11 @@ uint32_t coh_want_take(coh_range_t *out, uint32_t cap)
         if (!pushable_here(p) || per_home[coh.pages[p].home] > WANT_PAGES)
             continue;
         /* read-ahead notes a run in order: extend the last range */
-        uint32_t tag = pending_tag[k] ? pending_tag[k] : TAG_ANY;
+        uint32_t tag = pending_tag[k];   /* 0: not known (retag) */
         if (used) {
             coh_range_t *last = &out[used - 1];
             if (last->first + COH_WANT_PAGES(last->count) == p &&
                 COH_WANT_TAG(last->count) == tag &&
-                COH_WANT_PAGES(last->count) < 0xffffu &&
                 coh.pages[p].home == coh.pages[last->first].home) {
                 last->count++;
                 continue;
