@@ -28,6 +28,7 @@
 #include "launch_identity.h"
 #include "launch_netif.h"
 #include "launch_options.h"
+#include "launch_marker.h"
 #include "launch_report.h"
 #include "launch_spawn.h"
 #include "launch_supervise.h"
@@ -377,6 +378,21 @@ static int node_ended(agent_t *a, int wait_status)
     return WEXITSTATUS(wait_status);
 }
 
+/* The report's lines are on stderr: tell dsmrun, in the output it
+ * shares with the node, in one write (launch_marker.h). */
+static void acknowledge_report(const char *nonce_text)
+{
+    char *end;
+    errno = 0;
+    unsigned long long nonce = strtoull(nonce_text, &end, 16);
+    if (errno || end != nonce_text + 16 || *end)
+        return;
+    char line[DSM_LAUNCH_MARKER_MAX];
+    size_t len = dsm_launch_marker_format(nonce, line);
+    ssize_t unused = write(STDOUT_FILENO, line, len);
+    (void)unused;
+}
+
 /* Records after the setup; returns an exit status >= 0 to leave. */
 static int take_command(agent_t *a, const char *rec)
 {
@@ -393,6 +409,7 @@ static int take_command(agent_t *a, const char *rec)
             dsm_launch_activity_report(a->rank, a->host[0] ? a->host : "?");
         else
             say_fail(a, "not started yet");
+        acknowledge_report(rec + 1);
         return -1;
     case DSM_AGENT_REC_SIGNAL:
         if (parse_int(rec + 1, 1, NSIG - 1, &sig) != 0)

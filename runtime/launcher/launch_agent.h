@@ -12,10 +12,13 @@
  *             p<program path> a<arg>... e<NAME=VALUE>... .
  *     later:  R<host:port>   the rendezvous (the node starts)
  *             S<signal>      forward this signal to the node
- *             Q              print the hang report of the node: what each
+ *             Q<nonce>       print the hang report of the node: what each
  *                            of its threads is doing (its board), one
  *                            "dsmrun: node R on host H thread T ..." line
- *                            each on the agent's stderr
+ *                            each on the agent's stderr; then write
+ *                            "dsmrun-agent reported <nonce>\n" to stdout
+ *                            (16 hex digits; launch_marker.h), which
+ *                            dsmrun takes out of the node's output
  *     end of file: dsmrun, its ssh or srun is gone: SIGKILL the node.
  *   agent -> dsmrun, one line on standard output before the program's:
  *     "dsmrun-agent rendezvous HOST:PORT" from rank 0 once it listens;
@@ -35,7 +38,7 @@
 #ifndef LAUNCH_AGENT_H
 #define LAUNCH_AGENT_H
 
-#define DSM_AGENT_VERSION "1"
+#define DSM_AGENT_VERSION "2"
 #define DSM_AGENT_LINE_RENDEZVOUS "dsmrun-agent rendezvous "
 #define DSM_AGENT_LINE_READY "dsmrun-agent ready"
 #define DSM_AGENT_LINE_PREFIX "dsmrun-agent "

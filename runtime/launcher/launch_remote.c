@@ -12,10 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include "base_config.h"
+#include "base_time.h"
 #include "launch_agent.h"
+#include "launch_marker.h"
 #include "launch_program.h"
 #include "launch_report.h"
 #include "launch_spawn.h"
@@ -249,6 +252,8 @@ static dsm_status_t start_client(const dsm_launch_remote_t *r,
     node->running = 1;
     node->lifeline_fd = in[1];
     node->output_fd = out[0];
+    node->agents = r->options->where == DSM_LAUNCH_SLURM ? r->options->nodes
+                                                          : 1;
     fcntl(out[0], F_SETFL, O_NONBLOCK);
     job->node_count = index + 1;
     if (index == 0)
@@ -419,11 +424,38 @@ static void take_line(dsm_launch_job_t *job, dsm_launch_node_t *node)
     if (!strncmp(line, DSM_AGENT_LINE_RENDEZVOUS, prefix)) {
         if (!job->rendezvous_sent)
             send_rendezvous(job, line + prefix);
+    } else if (job->report_marker[0] &&
+               node->line_len + 1 == strlen(job->report_marker) &&
+               !strncmp(line, job->report_marker, node->line_len)) {
+        node->reports_seen++;   /* before its first line: not started */
+        node->announced = 0;
     } else if (strcmp(line, DSM_AGENT_LINE_READY) != 0) {
         /* not an agent's line (a login banner?): the user's */
         copy_out(node->line, node->line_len);
         copy_out("\n", 1);
     }
+}
+
+static void copy_out_fn(void *arg, const char *data, size_t len)
+{
+    (void)arg;
+    copy_out(data, len);
+}
+
+/* The node's output to dsmrun's, without the agents' acknowledgements
+ * once a report was asked for; a tail that may begin one waits in
+ * node->held for the next read (or the end of file). */
+static void relay(dsm_launch_job_t *job, dsm_launch_node_t *node,
+                  const char *data, size_t len, int at_end)
+{
+    if (!job->report_marker[0]) {
+        copy_out(data, len);
+        return;
+    }
+    node->held_len = dsm_launch_marker_scan(job->report_marker, data, len,
+                                            at_end, copy_out_fn, NULL,
+                                            &node->reports_seen);
+    memcpy(node->held, data + len - node->held_len, node->held_len);
 }
 
 static void take_output(dsm_launch_job_t *job, dsm_launch_node_t *node,
@@ -446,8 +478,10 @@ static void take_output(dsm_launch_job_t *job, dsm_launch_node_t *node,
         data += part + 1;
         len -= part + 1;
         take_line(job, node);
+        if (!node->announced)
+            node->line_len = 0;
     }
-    copy_out(data, len);
+    relay(job, node, data, len, 0);
 }
 
 void dsm_launch_remote_output(dsm_launch_job_t *job, int index)
@@ -455,16 +489,21 @@ void dsm_launch_remote_output(dsm_launch_job_t *job, int index)
     dsm_launch_node_t *node = &job->nodes[index];
     char buf[65536];
     for (;;) {
-        ssize_t n = read(node->output_fd, buf, sizeof buf);
+        size_t held = node->held_len;
+        memcpy(buf, node->held, held);
+        ssize_t n = read(node->output_fd, buf + held, sizeof buf - held);
         if (n > 0) {
-            take_output(job, node, buf, (size_t)n);
+            node->held_len = 0;
+            take_output(job, node, buf, held + (size_t)n);
             continue;
         }
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             return;
-        close(node->output_fd);   /* end of file, or broken */
+        node->held_len = 0;   /* end of file, or broken */
+        relay(job, node, buf, held, 1);
+        close(node->output_fd);
         node->output_fd = -1;
         return;
     }
@@ -480,11 +519,37 @@ void dsm_launch_remote_signal(dsm_launch_job_t *job, int sig)
                         text);
 }
 
-void dsm_launch_remote_report(dsm_launch_job_t *job)
+int dsm_launch_remote_report(dsm_launch_job_t *job)
 {
-    for (int i = 0; i < job->node_count; i++)
-        if (job->nodes[i].running && job->nodes[i].lifeline_fd >= 0)
-            send_record(job->nodes[i].lifeline_fd, DSM_AGENT_REC_REPORT, "");
+    uint64_t nonce = 0;
+    if (job->report_marker[0])
+        return 0;   /* asked once: the answers of a second would mix */
+    if (getrandom(&nonce, sizeof nonce, 0) != (ssize_t)sizeof nonce)
+        nonce = (uint64_t)getpid() << 32 ^ (uint64_t)dsm_now_ns();
+    dsm_launch_marker_format(nonce, job->report_marker);
+    char text[17];
+    memcpy(text, job->report_marker + strlen(DSM_AGENT_LINE_REPORTED), 16);
+    text[16] = '\0';
+    int asked = 0;
+    for (int i = 0; i < job->node_count; i++) {
+        dsm_launch_node_t *node = &job->nodes[i];
+        if (!node->running || node->lifeline_fd < 0)
+            continue;
+        send_record(node->lifeline_fd, DSM_AGENT_REC_REPORT, text);
+        asked++;
+    }
+    return asked;
+}
+
+int dsm_launch_remote_reported(const dsm_launch_job_t *job)
+{
+    for (int i = 0; i < job->node_count; i++) {
+        const dsm_launch_node_t *node = &job->nodes[i];
+        if (node->running && node->lifeline_fd >= 0 &&
+            node->reports_seen < node->agents)
+            return 0;
+    }
+    return 1;
 }
 
 void dsm_launch_remote_drain(dsm_launch_job_t *job)

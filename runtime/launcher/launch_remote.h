@@ -46,9 +46,14 @@ dsm_status_t dsm_launch_remote_start(const dsm_launch_remote_t *r,
  * copied to dsmrun's standard output. */
 void dsm_launch_remote_output(dsm_launch_job_t *job, int index);
 
-/* Ask every agent for the hang report of its node (the agents print the
- * lines; records reach an agent in order, so before a signal sent after). */
-void dsm_launch_remote_report(dsm_launch_job_t *job);
+/* Ask every agent for the hang report of its node, once per job; returns
+ * how many clients were asked.  Each agent prints its lines, then puts an
+ * acknowledgement in its output, which dsmrun takes out.  The job must not
+ * end before: a node killed first makes the others exit (its peers failed)
+ * before a slower agent has read the request. */
+int dsm_launch_remote_report(dsm_launch_job_t *job);
+/* 1 when every agent of a client still running has acknowledged. */
+int dsm_launch_remote_reported(const dsm_launch_job_t *job);
 
 /* Forward `sig` to every remote node through its agent. */
 void dsm_launch_remote_signal(dsm_launch_job_t *job, int sig);

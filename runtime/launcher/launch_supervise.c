@@ -35,6 +35,7 @@ typedef struct supervisor {
     int kill_sent;          /* SIGKILL has been sent */
     uint64_t deadline_ns;   /* next escalation while ending */
     uint64_t job_deadline_ns;  /* --timeout; 0: none */
+    uint64_t report_deadline_ns; /* remote agents are reporting; 0: not */
     int exit_status;
     int failure_seen;       /* exit_status names a failed node or a signal */
     int culprit_class;      /* failure_class of the node exit_status names */
@@ -220,12 +221,15 @@ static void reap_children(supervisor_t *s)
 }
 
 /* What every thread of every node is doing: from dsmrun's board for
- * local nodes; remote nodes' agents print their own node's lines. */
+ * local nodes; remote nodes' agents print their own node's lines, and
+ * the job ends once they have all said so (finish_report). */
 static void hang_report(supervisor_t *s)
 {
     dsm_launch_job_t *job = s->job;
     if (job->remote) {
-        dsm_launch_remote_report(job);
+        if (!s->ending && dsm_launch_remote_report(job) > 0)
+            s->report_deadline_ns = dsm_now_ns() +
+                                    DSM_LAUNCH_REPORT_WAIT_S * NS_PER_S;
         return;
     }
     for (int rank = 0; rank < job->node_count; rank++) {
@@ -245,7 +249,26 @@ static void end_hung_job(supervisor_t *s, int exit_status)
         s->culprit_class = INT_MAX;   /* the user's limit explains it all */
         s->failure_seen = 1;
     }
-    if (!s->ending)
+    if (!s->ending && !s->report_deadline_ns)
+        begin_ending(s, SIGTERM);
+}
+
+/* Remote agents are printing the hang report: the job ends when all have
+ * acknowledged, or when their time is up. */
+static void finish_report(supervisor_t *s)
+{
+    if (s->ending) {
+        s->report_deadline_ns = 0;   /* ended meanwhile, by a failure */
+        return;
+    }
+    if (dsm_launch_remote_reported(s->job)) {
+        s->report_deadline_ns = 0;
+    } else if (dsm_now_ns() >= s->report_deadline_ns) {
+        s->report_deadline_ns = 0;
+        dsm_launch_say("not every agent printed its node's report within "
+                       "%d s; ending the job", DSM_LAUNCH_REPORT_WAIT_S);
+    }
+    if (!s->report_deadline_ns)
         begin_ending(s, SIGTERM);
 }
 
@@ -379,8 +402,16 @@ dsm_status_t dsm_launch_supervise(dsm_launch_job_t *job, int *exit_status)
             }
         }
 
+        if (s.report_deadline_ns)
+            finish_report(&s);
+
         int timeout_ms = -1;
-        if (s.ending) {
+        if (s.report_deadline_ns) {
+            uint64_t now = dsm_now_ns();
+            timeout_ms = now >= s.report_deadline_ns ? 0 :
+                (int)((s.report_deadline_ns - now + NS_PER_MS - 1) /
+                      NS_PER_MS);
+        } else if (s.ending) {
             uint64_t now = dsm_now_ns();
             if (now >= s.deadline_ns) {
                 if (escalate(&s) != 0)

@@ -15,9 +15,14 @@
 #include <sys/types.h>
 
 #include "dsm.h"
+#include "launch_marker.h"
 
 /* Seconds dsmrun waits after SIGKILL before reporting what is still there. */
 #define DSM_LAUNCH_AFTER_KILL_S 2
+
+/* Seconds dsmrun waits for remote agents to print their hang report
+ * before it ends the job (an agent on a host that hangs does not answer). */
+#define DSM_LAUNCH_REPORT_WAIT_S 3
 
 #define DSM_LAUNCH_LABEL_MAX 320
 
@@ -32,6 +37,10 @@ typedef struct dsm_launch_node {
     int announced;      /* the agent's first line has arrived */
     char line[DSM_LAUNCH_LABEL_MAX]; /* that line while it arrives */
     size_t line_len;
+    int agents;         /* agents behind the client: 1, or srun's nodes */
+    int reports_seen;   /* acknowledgements of the hang report request */
+    size_t held_len;    /* output that may begin one, kept for the next read */
+    char held[DSM_LAUNCH_MARKER_MAX];
 } dsm_launch_node_t;
 
 typedef struct dsm_launch_job {
@@ -45,6 +54,7 @@ typedef struct dsm_launch_job {
     int remote;                 /* nodes run behind ssh or srun agents */
     char rendezvous[DSM_LAUNCH_LABEL_MAX]; /* remote: from node 0's agent */
     int rendezvous_sent;
+    char report_marker[DSM_LAUNCH_MARKER_MAX]; /* remote: once asked */
 } dsm_launch_job_t;
 
 /* The signals dsmrun forwards to the job: SIGINT, SIGTERM, SIGHUP,
