@@ -19,6 +19,13 @@ static uint8_t changed_bytes(uint64_t a, uint64_t b)
 size_t dsm_diff_encode(const void *page, const void *twin, size_t page_size,
                        void *out)
 {
+    return dsm_diff_encode_within(page, twin, page_size, out,
+                                  DSM_DIFF_MAX_ENCODED(page_size));
+}
+
+size_t dsm_diff_encode_within(const void *page, const void *twin,
+                              size_t page_size, void *out, size_t max)
+{
     const uint64_t *p = page, *t = twin;
     unsigned char *o = out;
     size_t words = page_size / DSM_DIFF_WORD, used = 0, i = 0;
@@ -35,6 +42,9 @@ size_t dsm_diff_encode(const void *page, const void *twin, size_t page_size,
         while (i < words && p[i] != t[i] && i - start < DSM_DIFF_FULL_RUN - 1)
             i++;
         size_t n = i - start;
+        /* at least the header and the words: past max, stop here */
+        if (used + 2 * sizeof(uint16_t) + n * DSM_DIFF_WORD > max)
+            return max + 1;
         uint16_t hdr[2] = {(uint16_t)start, (uint16_t)n};
         unsigned char *masks = o + used + sizeof hdr;
         int all = 1;
@@ -48,6 +58,8 @@ size_t dsm_diff_encode(const void *page, const void *twin, size_t page_size,
         used += sizeof hdr + (all ? 0 : n);
         memcpy(o + used, p + start, n * DSM_DIFF_WORD);
         used += n * DSM_DIFF_WORD;
+        if (used > max)
+            return max + 1;
     }
     return used;
 }

@@ -36,6 +36,12 @@
  * 0 when page and twin are equal. */
 size_t dsm_diff_encode(const void *page, const void *twin, size_t page_size,
                        void *out);
+/* The same, for a caller that only wants a diff of at most max bytes:
+ * returns max + 1 as soon as the encoding is known to be longer (out is
+ * then not a valid encoding), without scanning the rest of the page.  out
+ * still has capacity DSM_DIFF_MAX_ENCODED. */
+size_t dsm_diff_encode_within(const void *page, const void *twin,
+                              size_t page_size, void *out, size_t max);
 /* DSM_OK when diff (len bytes) is a well-formed encoding for a page of
  * page_size bytes, DSM_ERR_PROTOCOL otherwise. */
 dsm_status_t dsm_diff_check(size_t page_size, const void *diff, size_t len);

@@ -297,7 +297,8 @@ static void push_page(size_t p, int kind, section_t *sec)
         snap_count[p] = PUSH_FULL_EVERY - 1;
         return;
     }
-    size_t n = dsm_diff_encode(page, base, DSM_PAGE_SIZE, enc);
+    size_t n = dsm_diff_encode_within(page, base, DSM_PAGE_SIZE, enc,
+                                      PUSH_PAGE_BYTES);
     if (n > PUSH_PAGE_BYTES) {
         if (defer_wanted(p, kind))
             return;

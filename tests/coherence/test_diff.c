@@ -1,7 +1,8 @@
 /*
  * test_diff.c - unit tests of coh_diff: encode/apply round trip, byte
  * exactness (two writers of one word keep each other's bytes), worst-case
- * size, and rejection of malformed encodings without touching the page.
+ * size, rejection of malformed encodings without touching the page, and
+ * the bounded encoding (dsm_diff_encode_within).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -128,6 +129,36 @@ static void test_malformed_rejected(void **state)
     assert_memory_equal(out, page, PAGE);    /* nothing was written */
 }
 
+/* A bounded encoding is the full one when that fits, and max + 1 when it
+ * does not (whatever the limit, a run ending at it included). */
+static void test_encode_within(void **state)
+{
+    static unsigned char bounded[DSM_DIFF_MAX_ENCODED(PAGE)];
+    srand(11);
+    for (int iter = 0; iter < 500; iter++) {
+        for (size_t i = 0; i < PAGE; i++)
+            twin[i] = (unsigned char)rand();
+        memcpy(page, twin, PAGE);
+        int changes = iter % 5 == 0 ? PAGE : rand() % 300;
+        for (int c = 0; c < changes; c++)
+            page[rand() % PAGE] ^= (unsigned char)(rand() % 255 + 1);
+        size_t len = dsm_diff_encode(page, twin, PAGE, enc);
+        size_t limits[] = {0, 13, 512, len ? len - 1 : 0, len, len + 1,
+                           DSM_DIFF_MAX_ENCODED(PAGE)};
+        for (size_t k = 0; k < sizeof limits / sizeof *limits; k++) {
+            size_t max = limits[k];
+            size_t got = dsm_diff_encode_within(page, twin, PAGE, bounded,
+                                                max);
+            if (len <= max) {
+                assert_int_equal(got, len);
+                assert_memory_equal(bounded, enc, len);
+            } else {
+                assert_int_equal(got, max + 1);
+            }
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -136,6 +167,7 @@ int main(void)
         cmocka_unit_test(test_two_writers_one_word),
         cmocka_unit_test(test_worst_case_size),
         cmocka_unit_test(test_malformed_rejected),
+        cmocka_unit_test(test_encode_within),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
