@@ -269,7 +269,14 @@ static int cmp_u32(const void *a, const void *b)
  * release compares an eager page with a snapshot of it taken at the
  * previous release (the twin slot, unused by home pages): after
  * EAGER_IDLE releases in a row without a change (more than a gap) the
- * page is write-protected again.  The comparison only ends eagerness,
+ * page is write-protected again.  A page written in bursts once per
+ * time step of a program (each array in some of the step's regions) is
+ * idle for longer than that and came back at every step: three faults
+ * a page and step.  So a page demoted and written again within twice its
+ * patience was demoted too early, and its next eagerness waits twice as
+ * long (EAGER_IDLE << eager_level, at most EAGER_LEVEL_MAX doublings); a
+ * page that comes back later starts from EAGER_IDLE again.  The
+ * comparison only ends eagerness,
  * never skips a notice: a word written and then restored would compare
  * equal while a reader may hold the value in between.
  *
@@ -289,41 +296,72 @@ static int cmp_u32(const void *a, const void *b)
 #define EAGER_AFTER 3
 #define EAGER_GAP 4
 #define EAGER_IDLE 5
+#define EAGER_LEVEL_MAX 3
+#define WRITTEN_RUN_MAX 15
 
 /* Compare the page with its snapshot and bring the snapshot up to date;
- * returns whether it changed. */
+ * returns whether it changed.  (A write racing with the copy only makes
+ * the next comparison find no change: eagerness may end a release late
+ * or early, a notice is never skipped.)  memcmp and memcpy, not a loop
+ * over words that does both: this runs for every eager page at every
+ * release. */
 static int snapshot_changed(size_t index)
 {
-    const uint64_t *now = (const uint64_t *)(const void *)coh_page_rt(index);
-    uint64_t *snap = (uint64_t *)(void *)coh_page_twin(index);
-    int changed = 0;
-    for (size_t w = 0; w < DSM_PAGE_SIZE / sizeof *now; w++) {
-        uint64_t v = now[w];
-        if (v != snap[w]) {
-            snap[w] = v;
-            changed = 1;
-        }
-    }
-    return changed;
+    const void *now = coh_page_rt(index);
+    void *snap = coh_page_twin(index);
+    if (!memcmp(now, snap, DSM_PAGE_SIZE))
+        return 0;
+    memcpy(snap, now, DSM_PAGE_SIZE);
+    return 1;
+}
+
+/* Unchanged releases an eager page is kept writable for. */
+static unsigned patience(const coh_page_t *pg)
+{
+    return (unsigned)EAGER_IDLE << pg->eager_level;
 }
 
 /* A written page released at interval seq: was it written in EAGER_AFTER
- * intervals in a row, at most EAGER_GAP apart? */
-static int written_often(coh_page_t *pg, uint32_t seq)
+ * intervals in a row, at most EAGER_GAP apart?  A page not eager notes
+ * the idle stretch a new run of writes ends. */
+static int written_often(coh_page_t *pg, uint8_t flags, uint32_t seq)
 {
     uint16_t low = (uint16_t)seq;
     uint16_t gap = (uint16_t)(low - pg->written_seq);
-    pg->written_run = gap >= 1 && gap <= EAGER_GAP && pg->written_run < 255
-                          ? pg->written_run + 1 : 1;
+    if (gap >= 1 && gap <= EAGER_GAP) {
+        if (pg->written_run < WRITTEN_RUN_MAX)
+            pg->written_run++;
+    } else {
+        pg->written_run = 1;
+        if (!(flags & PF_EAGER))
+            pg->eager_idle = gap > UINT8_MAX ? UINT8_MAX : (uint8_t)gap;
+    }
     pg->written_seq = low;
     return pg->written_run >= EAGER_AFTER;
 }
 
+/* Eager again soon after a demotion: patience doubles; later: reset. */
 static void become_eager(coh_page_t *pg)
 {
+    if (pg->eager_before) {
+        if (pg->eager_idle <= 2 * patience(pg)) {
+            if (pg->eager_level < EAGER_LEVEL_MAX)
+                pg->eager_level++;
+        } else {
+            pg->eager_level = 0;
+        }
+        pg->eager_before = 0;
+    }
     pg->eager_idle = 0;
     atomic_fetch_or(&pg->flags, PF_EAGER);
     COH_STAT_ADD(eager_pages, 1);
+}
+
+static void end_eagerness(coh_page_t *pg)
+{
+    atomic_fetch_and(&pg->flags, (uint8_t)~PF_EAGER);
+    pg->written_run = 0;
+    pg->eager_before = 1;
 }
 
 /* A home page released at interval seq: does it stay writable (eager)? */
@@ -334,13 +372,12 @@ static int stays_eager(size_t index, coh_page_t *pg, uint8_t flags,
         return 0;
     if (flags & PF_EAGER) {
         pg->eager_idle = snapshot_changed(index) ? 0 : pg->eager_idle + 1;
-        if (pg->eager_idle < EAGER_IDLE)
+        if (pg->eager_idle < patience(pg))
             return 1;
-        atomic_fetch_and(&pg->flags, (uint8_t)~PF_EAGER);
-        pg->written_run = 0;
+        end_eagerness(pg);
         return 0;
     }
-    if (!written_often(pg, seq))
+    if (!written_often(pg, flags, seq))
         return 0;
     memcpy(coh_page_twin(index), coh_page_rt(index), DSM_PAGE_SIZE);
     become_eager(pg);
@@ -353,7 +390,7 @@ static int stays_eager(size_t index, coh_page_t *pg, uint8_t flags,
 static void eager_remote_decide(coh_page_t *pg, uint8_t flags, uint32_t seq,
                                 int quiescent)
 {
-    int often = written_often(pg, seq);
+    int often = written_often(pg, flags, seq);
     if (!quiescent) {
         if (flags & PF_EAGER)
             atomic_fetch_and(&pg->flags, (uint8_t)~PF_EAGER);
@@ -363,7 +400,7 @@ static void eager_remote_decide(coh_page_t *pg, uint8_t flags, uint32_t seq,
 }
 
 /* An eager non-home page at a quiescent release: its diff to the home,
- * then its twin equals the page again; after EAGER_IDLE unchanged
+ * then its twin equals the page again; after its patience of unchanged
  * releases it is protected like any released page.  Returns whether the
  * page changed: an unchanged one needs no notice, because no other node
  * can have seen a value this node wrote and restored (they reach other
@@ -375,9 +412,8 @@ static int keep_eager_remote(size_t index, coh_page_t *pg)
         memcpy(coh_page_twin(index), coh_page_rt(index), DSM_PAGE_SIZE);
         coh_push_installed(index, 1);   /* this node changed it */
         pg->eager_idle = 0;
-    } else if (++pg->eager_idle >= EAGER_IDLE) {
-        atomic_fetch_and(&pg->flags, (uint8_t)~PF_EAGER);
-        pg->written_run = 0;
+    } else if (++pg->eager_idle >= patience(pg)) {
+        end_eagerness(pg);
         coh_protect(index, 1, DSM_PROT_READ);
         coh_push_installed(index, 1);
         atomic_store_explicit(&pg->state, PS_READONLY, memory_order_release);

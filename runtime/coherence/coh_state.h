@@ -56,11 +56,17 @@ typedef struct coh_page {
     _Atomic uint8_t state;
     _Atomic uint8_t flags;
     uint16_t home;
-    /* at releases only (protocol mutex): the low bits of the last
-     * interval that wrote the page, how many in a row did, and how many
-     * releases in a row found an eager page unchanged */
+    /* at releases only (protocol mutex; coh_interval.c, "eager pages"):
+     * the low bits of the last interval that wrote the page, how many in
+     * a row did (capped), the patience an eager page has (EAGER_IDLE <<
+     * eager_level unchanged releases), whether it was eager and demoted
+     * since; eager_idle: while eager, the releases in a row that found it
+     * unchanged; while not, the idle stretch before its current run of
+     * writes */
     uint16_t written_seq;
-    uint8_t written_run;
+    uint8_t written_run : 4;
+    uint8_t eager_level : 2;
+    uint8_t eager_before : 1;
     uint8_t eager_idle;
 } coh_page_t;
 

@@ -997,6 +997,7 @@ static void test_home_migration(void **state)
  * once the home stops writing it.  Page 0 of the array is node 0's; page
  * 1 holds the flag of the write-and-restore step. */
 #define EAGER_EPOCHS 12
+#define EAGER_QUIET 48
 static uint64_t *eager_array;
 static volatile int eager_errors;
 
@@ -1052,8 +1053,8 @@ static void test_eager_pages(void **state)
 {
     TEST_BEGIN();
     /* pages an earlier test left eager go quiet first (they may come back
-     * in this array) */
-    for (int e = 0; e < 8; e++)
+     * in this array): longer than the longest patience, EAGER_IDLE << 3 */
+    for (int e = 0; e < EAGER_QUIET; e++)
         dsm_barrier();
     eager_array = publish_array(2 * 4096);
     eager_errors = 0;
@@ -1064,9 +1065,9 @@ static void test_eager_pages(void **state)
     if (nodes > 1)
         eager_write_and_restore();
     /* quiet epochs, more than a page may stay eager without a change
-     * (coh_interval.c, EAGER_IDLE): the others keep reading what node 0
+     * (coh_interval.c, its patience): the others keep reading what node 0
      * wrote last */
-    for (int e = 0; e < 8; e++) {
+    for (int e = 0; e < EAGER_QUIET; e++) {
         dsm_barrier();
         eager_check(EAGER_EPOCHS * 1000);
     }
@@ -1095,6 +1096,50 @@ static void test_eager_pages(void **state)
         }
     }
     release_array(eager_array);
+}
+
+/* ---- eager pages written in bursts: node 0 writes its page in 3 epochs
+ * in a row, then not for 7 (a time step whose arrays are written in some
+ * of its regions), node 1 reads it once per period.  The first demotion
+ * comes too early (after EAGER_IDLE = 5 unchanged releases); the page,
+ * written again soon after, waits twice as long from then on: no write
+ * fault on node 0 in the last periods, where a fixed patience would take
+ * three per period. */
+#define BURST_PERIODS 8
+#define BURST_WRITES 3
+#define BURST_IDLE 7
+
+static void test_eager_bursts(void **state)
+{
+    TEST_BEGIN();
+    for (int e = 0; e < EAGER_QUIET; e++)
+        dsm_barrier();
+    uint64_t *page = publish_array(4096);
+    int errors = 0;
+    dsm_stats_t before = {0}, after;
+    for (int period = 0; period < BURST_PERIODS; period++) {
+        if (period == BURST_PERIODS / 2)
+            dsm_stats_get(&before);
+        for (int e = 0; e < BURST_WRITES + BURST_IDLE; e++) {
+            uint64_t value = (uint64_t)(period * 100 + e);
+            if (rank == 0 && e < BURST_WRITES)
+                for (size_t w = 0; w < 512; w += 8)
+                    page[w] = value + w;
+            dsm_barrier();
+            uint64_t expect = (uint64_t)(period * 100 +
+                                         (e < BURST_WRITES ? e
+                                                           : BURST_WRITES - 1));
+            if (rank == 1 && e == BURST_WRITES && page[8] != expect + 8)
+                errors++;
+        }
+    }
+    dsm_stats_get(&after);
+    assert_int_equal(errors, 0);
+    if (rank == 0 && nodes > 1 && !direct_job())
+        assert_true(after.write_faults - before.write_faults <
+                    (uint64_t)BURST_WRITES);
+    dsm_barrier();
+    release_array(page);
 }
 
 /* ---- eager non-home pages: with dsm_barrier_quiescent, pages every
@@ -1608,6 +1653,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_atomics),
         cmocka_unit_test(test_home_migration),
         cmocka_unit_test(test_eager_pages),
+        cmocka_unit_test(test_eager_bursts),
         cmocka_unit_test(test_eager_remote_pages),
         cmocka_unit_test(test_direct_pages),
         cmocka_unit_test(test_pushed_updates),
