@@ -50,7 +50,11 @@ results=$work/results          # lines: name value
 # Record the RESULT lines of a program.
 record() {
     while read -r tag name value _; do
-        [ "$tag" = RESULT ] && echo "$name $value" >>"$results"
+        # an if, not [ ] &&: a last line that is no RESULT (PERCENTILES)
+        # would be the function's status, and set -e would end the script
+        if [ "$tag" = RESULT ]; then
+            echo "$name $value" >>"$results"
+        fi
     done
 }
 
@@ -70,8 +74,9 @@ perftest() {
         server=$!
         tries=0
         ok=1
-        until ucx_perftest 127.0.0.1 -p "$port" "$@" -n "$iters" \
-                -w "$((iters / 10))" -f >"$work/client.out" 2>&1; do
+        n=${perftest_iters:-$iters}
+        until ucx_perftest 127.0.0.1 -p "$port" "$@" -n "$n" \
+                -w "$((n / 10))" -f >"$work/client.out" 2>&1; do
             tries=$((tries + 1))
             if ! kill -0 "$server" 2>/dev/null || [ $tries -ge 50 ]; then
                 ok=0
@@ -108,6 +113,10 @@ while [ $i -lt "$repeats" ]; do
     perftest perftest_am_lat_8 -t ucp_am_lat -s 8
     perftest perftest_get_4k -t ucp_get -s 4096 -O 1
     perftest perftest_fadd64 -t ucp_fadd -s 8 -O 1
+    # a prefetch run's size, fewer iterations (as transport_bench)
+    perftest_iters=$((iters / 50))
+    perftest perftest_get_256k -t ucp_get -s 262144 -O 1
+    unset perftest_iters
 done
 
 median() {
@@ -146,5 +155,6 @@ row 'AM ping-pong 8 B (half RTT)' am_lat_8 perftest_am_lat_8 raw_am_lat_8
 row '  reply from the handler' am_lat_8_hdl perftest_am_lat_8 raw_am_lat_8
 row 'get 4 KiB' get_4k perftest_get_4k raw_get_4k
 row '  node 1 idle' get_4k_idle perftest_get_4k raw_get_4k
+row 'get 256 KiB' get_256k perftest_get_256k raw_get_256k
 row 'atomic fetch-add 64-bit' fadd64 perftest_fadd64 raw_fadd64
 row '  node 1 idle' fadd64_idle perftest_fadd64 raw_fadd64

@@ -24,6 +24,9 @@
  *                   (BUSY_COMPUTE_US), as an application between its
  *                   synchronisations: gets that arrive while it computes
  *                   need the progress thread
+ *   get_256k        blocking get of 256 KiB, a prefetch run of 64 pages
+ *                   (one transpose's half of the FFT kernel); node 1
+ *                   waits (polls); a fiftieth of the iterations
  * Each figure also prints its median, 90th and 99th percentile:
  *     PERCENTILES <name> p50 <us> p90 <us> p99 <us>
  * Node 1's "waits" are dsm_tp_wait_flag on a flag its DONE handler sets.
@@ -54,12 +57,14 @@ enum {
 
 typedef enum phase {
     PH_AM_MAIN, PH_AM_HANDLER, PH_GET, PH_FADD, PH_FADD_IDLE, PH_GET_IDLE,
-    PH_GET_BUSY, PH_COUNT, PH_QUIT = PH_COUNT
+    PH_GET_BUSY, PH_GET_256K, PH_COUNT, PH_QUIT = PH_COUNT
 } phase_t;
 
 static const char *const phase_names[PH_COUNT] = {
     "am_lat_8", "am_lat_8_hdl", "get_4k", "fadd64", "fadd64_idle",
-    "get_4k_idle", "get_4k_busy"};
+    "get_4k_idle", "get_4k_busy", "get_256k"};
+
+#define LARGE_GET_BYTES ((size_t)256 << 10)
 
 #define BUSY_WAIT_US 50
 #define BUSY_COMPUTE_US 1000
@@ -175,7 +180,7 @@ static uint64_t *lap_ns;
 static void run_ops(phase_t ph, long iters)
 {
     uint64_t payload = 0, old;
-    static unsigned char buf[4096];
+    static unsigned char buf[4096], large[LARGE_GET_BYTES];
     uint64_t t = lap_ns ? dsm_now_ns() : 0;
     for (long i = 0; i < iters; i++) {
         if (lap_ns && i) {
@@ -198,6 +203,10 @@ static void run_ops(phase_t ph, long iters)
         case PH_GET_BUSY:
             must(dsm_tp_get(1, DSM_TP_SEG_REGION, 64 * 4096, buf, sizeof buf),
                  "get");
+            break;
+        case PH_GET_256K:
+            must(dsm_tp_get(1, DSM_TP_SEG_REGION, 64 * 4096, large,
+                            sizeof large), "get");
             break;
         default:
             must(dsm_tp_atomic_fadd64(1, DSM_TP_SEG_CONTROL, 0, 1, &old),
@@ -228,7 +237,9 @@ static void measure(long iters, const char *only)
         if (ph == PH_QUIT)
             break;
         take(&ready, "node 1 to be ready");
-        long n = idle ? iters / 10 : iters;
+        long n = idle ? iters / 10 : ph == PH_GET_256K ? iters / 50 : iters;
+        if (n < 100)
+            n = 100;
         run_ops((phase_t)ph, n / 10 + 100);   /* warm-up */
         lap_ns = malloc((size_t)n * sizeof *lap_ns);
         uint64_t t0 = dsm_now_ns();
