@@ -152,6 +152,9 @@ typedef struct dsm_stats {
     uint64_t acquire_rounds; /* rounds of them: each waits for the one
                                 before, the gets of one are in flight
                                 together */
+    uint64_t prefetch_mapped; /* prefetched pages mapped at once, without
+                                 a fault (the program point's set is
+                                 trusted between checks) */
 } dsm_stats_t;
 DSM_API void dsm_stats_get(dsm_stats_t *out);
 

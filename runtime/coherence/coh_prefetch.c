@@ -15,11 +15,17 @@
  * after the acquire that starts it, the node fetches the recorded pages
  * that are invalid here in runs, one get per run of consecutive pages of
  * one home, the gets of up to 64 runs in flight at once, into the
- * runtime view, and marks them PS_FETCHED: still
- * PROT_NONE, so the first access faults, but the fault only maps the copy
- * (no round trip), and it is recorded again, so the set follows the
- * program.  A copy nobody touches is dropped by the next notice for its
- * page, and is not recorded: it is not prefetched a second time.
+ * runtime view.  At one occurrence of the label in RELEARN_EVERY (the
+ * first included) it marks them PS_FETCHED: still PROT_NONE, so the
+ * first access faults, but the fault only maps the copy (no round trip),
+ * and it is recorded again, so the set follows the program: a copy
+ * nobody touches is dropped by the next notice for its page, is not
+ * recorded, and is not prefetched again.  At the other occurrences it
+ * maps them at once, read-only, one mprotect per run, and records them
+ * as if read: a map-only fault costs a signal and an mprotect (about 4
+ * us across the FFT kernel's transposes, 64 per node and transpose), so
+ * the set learnt is trusted for a while and checked again at the next
+ * learning occurrence.
  *
  * Why it is correct: a prefetch is a fetch made early, after the acquire
  * that begins the epoch, exactly like read-ahead: the home's copy then
@@ -53,10 +59,12 @@
 #define LABELS        64                  /* program points remembered */
 #define LABEL_RANGES  4096                /* ranges per program point */
 #define RUN_PAGES     256u                /* pages per get */
+#define RELEARN_EVERY 8u                  /* label occurrences per check */
 
 typedef struct label_entry {
     uintptr_t label;                      /* 0: free */
     uint64_t used;                        /* last epoch it began */
+    uint32_t prefetches;                  /* occurrences prefetched */
     uint32_t nranges;
     coh_range_t *ranges;                  /* [LABEL_RANGES] */
 } label_entry_t;
@@ -116,6 +124,7 @@ static label_entry_t *find(uintptr_t label, int create)
         return NULL;
     oldest->label = label;
     oldest->nranges = 0;
+    oldest->prefetches = 0;
     oldest->used = epochs;      /* not the evicted entry's age */
     return oldest;
 }
@@ -166,17 +175,30 @@ static int wanted(size_t index)
            !dsm_tp_peer_mapped(pg->home, DSM_TP_SEG_REGION);
 }
 
-/* A prefetched run has arrived: its pages become FETCHED copies. */
+/* This prefetch maps its pages (not a learning occurrence). */
+static int mapping;
+
+/* A prefetched run has arrived: its pages become FETCHED copies, or,
+ * when mapping, read-only ones, recorded as read. */
 static void fetched(size_t first, size_t n)
 {
     for (size_t p = first; p < first + n; p++) {
-        atomic_store_explicit(&coh.pages[p].state, PS_FETCHED,
+        atomic_store_explicit(&coh.pages[p].state,
+                              mapping ? PS_READONLY : PS_FETCHED,
                               memory_order_release);
         coh_refresh_fetched(p, 1);   /* fetched again: wanted (coh_want.c) */
+        if (mapping)
+            coh_prefetch_note(p);
+    }
+    if (mapping)
+        coh_protect(first, n, DSM_PROT_READ);
+    for (size_t p = first; p < first + n; p++) {
         coh_check_page(p, "a prefetch");
         coh_page_unlock(p);
     }
     COH_STAT_ADD(pages_prefetched, n);
+    if (mapping)
+        COH_STAT_ADD(prefetch_mapped, n);
 }
 
 /* Runs locked for fetching (static: 64 runs of items are large for the
@@ -194,8 +216,9 @@ static int take(size_t p)
     return 0;
 }
 
-static void prefetch(const label_entry_t *e)
+static void prefetch(label_entry_t *e)
 {
+    mapping = e->prefetches++ % RELEARN_EVERY != 0;
     for (uint32_t r = 0; r < e->nranges; r++) {
         size_t p = e->ranges[r].first;
         size_t end = p + e->ranges[r].count;

@@ -49,7 +49,8 @@
     X(parallel_regions, COH)                                                  \
     X(protocol_ns, COH)                                                       \
     X(acquire_gets, COH)                                                      \
-    X(acquire_rounds, COH)
+    X(acquire_rounds, COH)                                                    \
+    X(prefetch_mapped, COH)
 
 #define COH_STATS_FIELD_COH(name) _Atomic uint64_t name;
 #define COH_STATS_FIELD_TP(name)
