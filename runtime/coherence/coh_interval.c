@@ -322,13 +322,14 @@ static unsigned patience(const coh_page_t *pg)
 }
 
 /* A written page released at interval seq: was it written in EAGER_AFTER
- * intervals in a row, at most EAGER_GAP apart?  A page not eager notes
- * the idle stretch a new run of writes ends. */
-static int written_often(coh_page_t *pg, uint8_t flags, uint32_t seq)
+ * intervals in a row, at most max_gap apart?  A page not eager notes the
+ * idle stretch a new run of writes ends. */
+static int written_often(coh_page_t *pg, uint8_t flags, uint32_t seq,
+                         unsigned max_gap)
 {
     uint16_t low = (uint16_t)seq;
     uint16_t gap = (uint16_t)(low - pg->written_seq);
-    if (gap >= 1 && gap <= EAGER_GAP) {
+    if (gap >= 1 && gap <= max_gap) {
         if (pg->written_run < WRITTEN_RUN_MAX)
             pg->written_run++;
     } else {
@@ -343,6 +344,7 @@ static int written_often(coh_page_t *pg, uint8_t flags, uint32_t seq)
 /* Eager again soon after a demotion: patience doubles; later: reset. */
 static void become_eager(coh_page_t *pg)
 {
+    pg->eager_unfit = 0;
     if (pg->eager_before) {
         if (pg->eager_idle <= 2 * patience(pg)) {
             if (pg->eager_level < EAGER_LEVEL_MAX)
@@ -377,7 +379,7 @@ static int stays_eager(size_t index, coh_page_t *pg, uint8_t flags,
         end_eagerness(pg);
         return 0;
     }
-    if (!written_often(pg, flags, seq))
+    if (!written_often(pg, flags, seq, EAGER_GAP))
         return 0;
     memcpy(coh_page_twin(index), coh_page_rt(index), DSM_PAGE_SIZE);
     become_eager(pg);
@@ -386,11 +388,15 @@ static int stays_eager(size_t index, coh_page_t *pg, uint8_t flags,
 
 /* A written non-home page released at interval seq: it becomes or stays
  * eager only at a quiescent release (whether it goes on being written is
- * told by its diff, keep_eager_remote); any other release ends that. */
+ * told by its diff, keep_eager_remote); any other release ends that.  A
+ * page whose eagerness cost refreshes it did not need (coh_refresh.c,
+ * eager_unfit) becomes eager again only if written in consecutive
+ * intervals. */
 static void eager_remote_decide(coh_page_t *pg, uint8_t flags, uint32_t seq,
                                 int quiescent)
 {
-    int often = written_often(pg, flags, seq);
+    int often = written_often(pg, flags, seq,
+                              pg->eager_unfit ? 1u : EAGER_GAP);
     if (!quiescent) {
         if (flags & PF_EAGER)
             atomic_fetch_and(&pg->flags, (uint8_t)~PF_EAGER);

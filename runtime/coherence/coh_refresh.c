@@ -14,7 +14,17 @@
  * wherever its home (a get across the network is what the faults it
  * saves would fetch anyway), and its twin with it: its diff went to the
  * home at this node's release, so the home's copy holds this node's
- * writes, and nobody writes the page until the acquire is over.
+ * writes, and nobody writes the page until the acquire is over.  But a
+ * page this node writes in one region of a step while another node
+ * writes it in the others (ADI: half of each of the other node's planes,
+ * written here by the z sweep) is named at every fork and join: up to
+ * six gets a step where one prefetched fetch would do.  So a refresh
+ * counts as an unchanged release does (eager_idle), and an eager page
+ * found EAGER_REFRESHES times in a row unchanged here is invalidated
+ * instead; it is marked unfit (eager again only if written in
+ * consecutive intervals, coh_interval.c).  A page every node writes in
+ * every region is refreshed at the join and at the fork after its change
+ * here: never three in a row.
  *
  * Heat, one byte per page: REFRESH_BUDGET..1 refreshes left (hot); 0 cold;
  * HEAT_NOTICED: a notice dropped this node's copy and it was not fetched
@@ -42,6 +52,7 @@
 #include "transport.h"
 
 #define REFRESH_BUDGET 8u
+#define EAGER_REFRESHES 3u
 #define HEAT_NOTICED 0x80u
 
 static uint8_t *heat;
@@ -85,6 +96,13 @@ size_t coh_refresh_select(size_t first, size_t n)
             continue;   /* named twice by one acquire: copied once */
         if ((flags & (PF_EAGER | PF_HOME)) == PF_EAGER &&
             atomic_load(&pg->state) == PS_WRITABLE) {
+            if (pg->eager_idle >= EAGER_REFRESHES) {
+                /* invalidated by the caller, which ends its eagerness */
+                pg->eager_unfit = 1;
+                pg->written_run = 0;
+                continue;
+            }
+            pg->eager_idle++;
             atomic_fetch_or(&pg->flags, PF_REFRESH);
             chosen++;
             coh_want_dropped(i);   /* at this program point */

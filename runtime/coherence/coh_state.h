@@ -60,13 +60,15 @@ typedef struct coh_page {
      * the low bits of the last interval that wrote the page, how many in
      * a row did (capped), the patience an eager page has (EAGER_IDLE <<
      * eager_level unchanged releases), whether it was eager and demoted
-     * since; eager_idle: while eager, the releases in a row that found it
-     * unchanged; while not, the idle stretch before its current run of
-     * writes */
+     * since, whether (non-home) its eagerness was ended by refreshes;
+     * eager_idle: while eager, the releases (and, non-home, the
+     * refreshes) in a row that found it unchanged; while not, the idle
+     * stretch before its current run of writes */
     uint16_t written_seq;
     uint8_t written_run : 4;
     uint8_t eager_level : 2;
     uint8_t eager_before : 1;
+    uint8_t eager_unfit : 1;   /* non-home: refreshed more than written */
     uint8_t eager_idle;
 } coh_page_t;
 

@@ -1224,6 +1224,55 @@ static void test_eager_remote_pages(void **state)
     release_array(er_array);
 }
 
+/* ---- an eager non-home page that the other nodes write most of the
+ * time: node 0 (its home) writes the page in two epochs of every step of
+ * three, the last node in the third, everyone checks it after each.  The
+ * last node's copy becomes eager (written every step, a few intervals
+ * apart); refreshing it at every acquire that names it costs a get each
+ * time, where an invalidation and one fetch at its write would do:
+ * refreshes without a change here end its eagerness.  Counted where the
+ * home's writes are not pushed (DSM_PUSH_UPDATES=0). */
+#define UNFIT_STEPS 24
+
+static void test_eager_remote_unfit(void **state)
+{
+    TEST_BEGIN();
+    for (int e = 0; e < EAGER_QUIET; e++)
+        dsm_barrier();
+    uint64_t *page = publish_array(4096);
+    int errors = 0, last = nodes - 1;
+    dsm_stats_t from = {0}, to;
+    assert_int_equal(dsm_barrier_quiescent(1), DSM_OK);
+    for (int step = 0; step < UNFIT_STEPS; step++) {
+        if (step == UNFIT_STEPS / 2)
+            dsm_stats_get(&from);
+        for (int e = 0; e < 3; e++) {
+            uint64_t value = (uint64_t)(step * 3 + e) << 16;
+            if ((e < 2 && rank == 0) || (e == 2 && rank == last))
+                for (size_t w = 0; w < 512; w++)
+                    page[w] = value + w;
+            dsm_barrier();
+            if (page[5] != value + 5 || page[511] != value + 511)
+                errors++;
+            dsm_barrier();
+        }
+    }
+    dsm_stats_get(&to);
+    assert_int_equal(dsm_barrier_quiescent(0), DSM_OK);
+    assert_int_equal(errors, 0);
+    /* steady phase, where the home's writes are not pushed (with pushes
+     * the copy takes them instead): under one refresh per step on the
+     * last node (a refresh at every acquire naming the page: six a step;
+     * ended after three, it comes back every few steps: 8 in 12) */
+    /* (a copy of a mapped home's page is refreshed by a copy, for free,
+     * whatever its eagerness) */
+    if (rank == last && nodes > 1 &&
+        !dsm_tp_peer_mapped(0, DSM_TP_SEG_REGION))
+        assert_true(to.refreshes - from.refreshes < UNFIT_STEPS / 2);
+    dsm_barrier();
+    release_array(page);
+}
+
 /* ---- direct reads: pages of a same-host home read through a mapping of
  * its memory.  Phase 1: every node reads node 0's pages.  Phase 2: thread
  * 0 of the last node writes the even words of every page (each write
@@ -1655,6 +1704,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_eager_pages),
         cmocka_unit_test(test_eager_bursts),
         cmocka_unit_test(test_eager_remote_pages),
+        cmocka_unit_test(test_eager_remote_unfit),
         cmocka_unit_test(test_direct_pages),
         cmocka_unit_test(test_pushed_updates),
         cmocka_unit_test(test_wanted_pushes),
