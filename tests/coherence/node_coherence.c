@@ -1001,6 +1001,15 @@ static void test_home_migration(void **state)
 static uint64_t *eager_array;
 static volatile int eager_errors;
 
+/* Pages an earlier test left eager go quiet first (they may come back in
+ * the new array): longer than the longest patience, EAGER_IDLE << 3. */
+static uint64_t *quiet_then_publish(size_t bytes)
+{
+    for (int e = 0; e < EAGER_QUIET; e++)
+        dsm_barrier();
+    return publish_array(bytes);
+}
+
 static void eager_check(uint64_t expect)
 {
     for (size_t w = 0; w < 512; w++)
@@ -1052,11 +1061,7 @@ static void eager_write_and_restore(void)
 static void test_eager_pages(void **state)
 {
     TEST_BEGIN();
-    /* pages an earlier test left eager go quiet first (they may come back
-     * in this array): longer than the longest patience, EAGER_IDLE << 3 */
-    for (int e = 0; e < EAGER_QUIET; e++)
-        dsm_barrier();
-    eager_array = publish_array(2 * 4096);
+    eager_array = quiet_then_publish(2 * 4096);
     eager_errors = 0;
     dsm_stats_t start, steady, end;
     dsm_stats_get(&start);
@@ -1112,9 +1117,7 @@ static void test_eager_pages(void **state)
 static void test_eager_bursts(void **state)
 {
     TEST_BEGIN();
-    for (int e = 0; e < EAGER_QUIET; e++)
-        dsm_barrier();
-    uint64_t *page = publish_array(4096);
+    uint64_t *page = quiet_then_publish(4096);
     int errors = 0;
     dsm_stats_t before = {0}, after;
     for (int period = 0; period < BURST_PERIODS; period++) {
@@ -1237,9 +1240,7 @@ static void test_eager_remote_pages(void **state)
 static void test_eager_remote_unfit(void **state)
 {
     TEST_BEGIN();
-    for (int e = 0; e < EAGER_QUIET; e++)
-        dsm_barrier();
-    uint64_t *page = publish_array(4096);
+    uint64_t *page = quiet_then_publish(4096);
     int errors = 0, last = nodes - 1;
     dsm_stats_t from = {0}, to;
     assert_int_equal(dsm_barrier_quiescent(1), DSM_OK);
