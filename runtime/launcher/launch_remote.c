@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -427,8 +428,10 @@ static void take_line(dsm_launch_job_t *job, dsm_launch_node_t *node)
     } else if (job->report_marker[0] &&
                node->line_len + 1 == strlen(job->report_marker) &&
                !strncmp(line, job->report_marker, node->line_len)) {
-        node->reports_seen++;   /* before its first line: not started */
+        /* before its first line (not started): its first line is next */
+        node->reports_seen++;
         node->announced = 0;
+        node->line_len = 0;
     } else if (strcmp(line, DSM_AGENT_LINE_READY) != 0) {
         /* not an agent's line (a login banner?): the user's */
         copy_out(node->line, node->line_len);
@@ -478,8 +481,6 @@ static void take_output(dsm_launch_job_t *job, dsm_launch_node_t *node,
         data += part + 1;
         len -= part + 1;
         take_line(job, node);
-        if (!node->announced)
-            node->line_len = 0;
     }
     relay(job, node, data, len, 0);
 }
@@ -528,8 +529,7 @@ int dsm_launch_remote_report(dsm_launch_job_t *job)
         nonce = (uint64_t)getpid() << 32 ^ (uint64_t)dsm_now_ns();
     dsm_launch_marker_format(nonce, job->report_marker);
     char text[17];
-    memcpy(text, job->report_marker + strlen(DSM_AGENT_LINE_REPORTED), 16);
-    text[16] = '\0';
+    snprintf(text, sizeof text, "%016" PRIx64, nonce);
     int asked = 0;
     for (int i = 0; i < job->node_count; i++) {
         dsm_launch_node_t *node = &job->nodes[i];

@@ -376,6 +376,16 @@ dsm_status_t dsm_launch_signals_capture(sigset_t *previous_mask,
     return DSM_OK;
 }
 
+/* poll's timeout until deadline_ns: rounded up, 0 once passed. */
+static int ms_until(uint64_t deadline_ns)
+{
+    uint64_t now = dsm_now_ns();
+    if (now >= deadline_ns)
+        return 0;
+    uint64_t left_ms = (deadline_ns - now + NS_PER_MS - 1) / NS_PER_MS;
+    return left_ms > INT_MAX ? INT_MAX : (int)left_ms;
+}
+
 dsm_status_t dsm_launch_supervise(dsm_launch_job_t *job, int *exit_status)
 {
     supervisor_t s = {.job = job, .running = job->node_count};
@@ -407,28 +417,20 @@ dsm_status_t dsm_launch_supervise(dsm_launch_job_t *job, int *exit_status)
 
         int timeout_ms = -1;
         if (s.report_deadline_ns) {
-            uint64_t now = dsm_now_ns();
-            timeout_ms = now >= s.report_deadline_ns ? 0 :
-                (int)((s.report_deadline_ns - now + NS_PER_MS - 1) /
-                      NS_PER_MS);
+            timeout_ms = ms_until(s.report_deadline_ns);
         } else if (s.ending) {
-            uint64_t now = dsm_now_ns();
-            if (now >= s.deadline_ns) {
+            if (dsm_now_ns() >= s.deadline_ns) {
                 if (escalate(&s) != 0)
                     break;
                 continue;
             }
-            timeout_ms = (int)((s.deadline_ns - now + NS_PER_MS - 1) /
-                               NS_PER_MS);
+            timeout_ms = ms_until(s.deadline_ns);
         } else if (s.job_deadline_ns) {
-            uint64_t now = dsm_now_ns();
-            if (now >= s.job_deadline_ns) {
+            if (dsm_now_ns() >= s.job_deadline_ns) {
                 time_out(&s);
                 continue;
             }
-            uint64_t left_ms = (s.job_deadline_ns - now + NS_PER_MS - 1) /
-                               NS_PER_MS;
-            timeout_ms = left_ms > INT_MAX ? INT_MAX : (int)left_ms;
+            timeout_ms = ms_until(s.job_deadline_ns);
         }
 
         struct pollfd *pfd = s.pollfds;
