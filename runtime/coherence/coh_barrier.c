@@ -202,8 +202,9 @@ dsm_status_t coh_barrier_register_handlers(void)
 }
 
 /* Our arrival: header, the records of our intervals since the last
- * barrier (the others knew everything up to it), the extra bytes. */
-static size_t build_arrive(const void *extra, size_t extra_len)
+ * barrier (the others knew everything up to it), the extra bytes; join:
+ * a one-way join's. */
+static size_t build_arrive(const void *extra, size_t extra_len, int join)
 {
     coh_msg_arrive_t hdr = {epoch, coh.vc[coh.rank], 0, 0,
                             (uint32_t)extra_len, 0, 0};
@@ -218,7 +219,7 @@ static size_t build_arrive(const void *extra, size_t extra_len)
     /* the wanted pages this node homes and wrote, whole */
     if (!overflow)
         hdr.push_len = (uint32_t)coh_push_arrival(
-            records, hdr.nrecords, records + len, ARRIVE_PUSH_BYTES);
+            records, hdr.nrecords, join, records + len, ARRIVE_PUSH_BYTES);
     len += hdr.push_len;
     hdr.nwants = coh_want_take(own_wants, WANTS_MAX);
     memcpy(records + len, own_wants, hdr.nwants * sizeof *own_wants);
@@ -346,9 +347,9 @@ static void send_departure(void)
     }
 }
 
-static void send_arrival(const void *extra, size_t extra_len)
+static void send_arrival(const void *extra, size_t extra_len, int join)
 {
-    size_t len = build_arrive(extra, extra_len);
+    size_t len = build_arrive(extra, extra_len, join);
     /* node 0 polls for it at its own barrier or join */
     coh_send_arrival(arrive_buf, len);
 }
@@ -408,11 +409,11 @@ void coh_barrier_global(const void *extra, size_t extra_len)
     coh_join_finish();
     coh_release_before_arrival(coh_barriers_quiescent());
     if (coh.rank == 0) {
-        gather_add(0, arrive_buf, build_arrive(NULL, 0));
+        gather_add(0, arrive_buf, build_arrive(NULL, 0, 0));
         gather_departure(0);
         send_departure();
     } else {
-        send_arrival(extra, extra_len);
+        send_arrival(extra, extra_len, 0);
         wait_departure();
     }
     depart_and_move(depart_buf, depart_len);
@@ -443,7 +444,7 @@ static void join_body(void *arg)
     coh_join_finish();
     coh_release_before_arrival(coh_barriers_quiescent());
     if (coh.rank == 0) {
-        gather_add(0, arrive_buf, build_arrive(NULL, 0));
+        gather_add(0, arrive_buf, build_arrive(NULL, 0, 1));
         gather_departure(1);
         coh_wire_depart_t d = depart(depart_buf, depart_len);
         if (!d.hdr.overflow && d.hdr.nmigrations) {
@@ -455,7 +456,7 @@ static void join_body(void *arg)
         }
         coh_prefetch_epoch(coh_prefetch_pending());   /* serial code */
     } else {
-        send_arrival(c->extra, c->extra_len);
+        send_arrival(c->extra, c->extra_len, 1);
         departure_due = 1;
         coh_prefetch_epoch(0);    /* idle until the next fork */
     }

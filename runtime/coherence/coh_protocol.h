@@ -179,12 +179,14 @@ uintptr_t coh_prefetch_current(void);
 /* Wanted pages (coh_want.c): coh_want_note, the fault handler: a page a
  * notice dropped was fetched again.  coh_want_take: the noted pages as
  * ranges, for an arrival (at most cap), each tagged with the program point
- * where the copies were last dropped (coh_want_dropped: an acquire's
- * invalidation, the pending label).  coh_want_grant: those of the
- * ranges' pages homed here get a budget of pushes at the program points
- * tagged; coh_want_wanted says whether a page has some left and is wanted
- * at the epoch this build begins (the pending label; any_point: wherever
- * it is wanted), coh_want_spend takes one (1) or says there is none (0).
+ * where it is read (the running epoch's label; wanted everywhere when
+ * coh_want_dropped, an acquire's invalidation, last dropped it outside a
+ * labelled acquire).  coh_want_grant: those of the ranges' pages homed
+ * here get a budget of pushes at the program points tagged;
+ * coh_want_wanted says whether a page has some left and is wanted at the
+ * epoch this build begins (the pending label; any_point: wherever it is
+ * wanted), coh_want_any whether it has some left at all, coh_want_spend
+ * takes one (1) or says there is none (0).
  * Node 0: coh_want_relay notes the wants of nodes other than 0 for pages
  * other homes push (forwarded to them in the departure),
  * coh_want_relay_spend takes one forward. */
@@ -194,6 +196,7 @@ void coh_want_dropped(size_t index);
 uint32_t coh_want_take(coh_range_t *out, uint32_t cap);
 void coh_want_grant(const unsigned char *ranges, uint32_t n);
 int coh_want_wanted(size_t index, int any_point);
+int coh_want_any(size_t index);
 int coh_want_spend(size_t index);
 void coh_want_relay(const unsigned char *ranges, uint32_t n);
 int coh_want_relay_spend(size_t index);
@@ -205,8 +208,10 @@ int coh_want_relay_spend(size_t index);
  * other homes pushed at their arrivals (arrivals[src], arrival_len[src];
  * NULL at a fork) that no other node wrote; returns the bytes; kind says
  * which message (a fork's pages left out are pushed whole at the region's
- * first barrier).  Other nodes, at their arrival: coh_push_arrival
- * appends the wanted pages they home that their records name, whole.
+ * first barrier).  Other nodes, at their arrival (join: a one-way
+ * join's): coh_push_arrival appends, whole, the wanted pages they home
+ * that changed since they last sent them (their records of this epoch
+ * name them, or an earlier build left them out).
  * Every node, for every push event (departure or fork, in the order node
  * 0 built them): coh_push_begin before the event's acquire,
  * coh_push_apply its pushed bytes (checked, coh_wire_depart /
@@ -223,8 +228,8 @@ size_t coh_push_build(const char *records, size_t records_len,
                       uint32_t nrecords, int kind,
                       const unsigned char *const *arrivals,
                       const size_t *arrival_len, char *out, size_t cap);
-size_t coh_push_arrival(const char *records, uint32_t nrecords, char *out,
-                        size_t cap);
+size_t coh_push_arrival(const char *records, uint32_t nrecords, int join,
+                        char *out, size_t cap);
 void coh_push_begin(void);
 void coh_push_apply(const unsigned char *push, size_t len);
 void coh_push_apply_local(void);

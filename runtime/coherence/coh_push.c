@@ -39,6 +39,11 @@
  * carries hashes of node 0's page and of the snapshot with each entry and
  * checks the copy before and after (rule U1).
  *
+ * Wanted pages (coh_want.c) go whole, from any home: node 0 with its
+ * departure or fork, another home with its arrival, at the program points
+ * where a reader reads them, once per change (unsent: a change made
+ * elsewhere waits for the next build at such a point).
+ *
  * Why at a fork: node 0's serial code writes the page that holds the
  * region's arguments (the master's stack) before every region, and the
  * hand-off's notices dropped every reader's copy, so each reader fetched
@@ -105,6 +110,14 @@ static uint16_t *named_by;             /* creator of those records, or
 static unsigned char *enc;             /* one page's encoding */
 static uint32_t wanted[WANTED_MAX];    /* this build's, to send whole */
 static size_t nwanted;
+
+/* every home: wanted pages it changed and did not send (not wanted at
+ * that program point, or a change too large for a diff): sent whole at
+ * the next build at a program point that wants them, once per change */
+#define UNSENT_MAX 1024u
+static uint8_t *unsent;                /* per page: in unsent_list */
+static uint32_t unsent_list[UNSENT_MAX];
+static uint32_t nunsent;
 #define PUSH_MAX_PAGES (PUSH_BYTES / sizeof(coh_diff_page_t) + \
                         PUSH_WANTED_BYTES / FULL_BYTES)
 /* node 0: other homes' whole pages that only its own copies take (no
@@ -136,7 +149,8 @@ dsm_status_t coh_push_setup(void)
     if (!enabled)
         return DSM_OK;
     snap_seen = coh_table_alloc(coh.npages * sizeof *snap_seen);
-    if (!snap_seen)
+    unsent = coh_table_alloc(coh.npages);
+    if (!snap_seen || !unsent)
         return DSM_ERR_NOMEM;
     if (coh.rank != 0)
         return DSM_OK;
@@ -233,6 +247,45 @@ static int named_by_other(size_t p)
     return named_build[p] == builds && named_by[p] != 0;
 }
 
+/* A page homed here whose change this build does not send: if some
+ * node wants it, a later build at its program point sends it whole. */
+static void unsent_note(size_t p)
+{
+    if (unsent[p] || nunsent == UNSENT_MAX || !coh_want_any(p))
+        return;
+    unsent[p] = 1;
+    unsent_list[nunsent++] = (uint32_t)p;
+}
+
+/* Its change went out (a diff or the whole page). */
+static void unsent_clear(size_t p) { unsent[p] = 0; }
+
+/* Calls take(p) for each unsent page not looked at in this build, still
+ * homed and shared here and wanted at this build's program point (or
+ * anywhere: any_point); forgets those taken (take returns 1), those
+ * nobody wants any more and those no longer homed here. */
+static void unsent_each(int any_point, int (*take)(size_t))
+{
+    uint32_t kept = 0;
+    for (uint32_t k = 0; k < nunsent; k++) {
+        size_t p = unsent_list[k];
+        uint8_t flags = atomic_load(&coh.pages[p].flags);
+        if (!unsent[p] || !coh_want_any(p) ||
+            (flags & (PF_HOME | PF_SHARED)) != (PF_HOME | PF_SHARED)) {
+            unsent[p] = 0;
+            continue;
+        }
+        if (snap_seen[p] != builds && coh_want_wanted(p, any_point) &&
+            take(p)) {
+            snap_seen[p] = builds;
+            unsent[p] = 0;
+            continue;
+        }
+        unsent_list[kept++] = (uint32_t)p;
+    }
+    nunsent = kept;
+}
+
 /* A wanted page whose change the diff does not carry: sent whole in the
  * second pass (push_wanted), with the room for wanted pages.  At a join,
  * wherever it is wanted: the readers drop their copies when the next
@@ -240,7 +293,19 @@ static int named_by_other(size_t p)
  * 0 does not know yet. */
 static int defer_wanted(size_t p, int kind)
 {
-    if (nwanted == WANTED_MAX || !coh_want_wanted(p, kind == COH_PUSH_JOIN))
+    if (nwanted == WANTED_MAX || !coh_want_wanted(p, kind == COH_PUSH_JOIN)) {
+        unsent_note(p);
+        return 0;
+    }
+    wanted[nwanted++] = (uint32_t)p;
+    snap_ok[p] = 0;   /* until it is sent */
+    return 1;
+}
+
+/* unsent_each's take on node 0: into this build's wanted pages. */
+static int defer_unsent(size_t p)
+{
+    if (nwanted == WANTED_MAX)
         return 0;
     wanted[nwanted++] = (uint32_t)p;
     snap_ok[p] = 0;   /* until it is sent */
@@ -277,8 +342,12 @@ static void push_page(size_t p, int kind, section_t *sec)
         snap_ok[p] = 1;
         snap_skip[p] = 0;
         snap_forked[p] = 0;
-        if (!put_entry(p, page, 0, 1, sec))
+        if (put_entry(p, page, 0, 1, sec)) {
+            unsent_clear(p);
+        } else {
             snap_ok[p] = 0;
+            unsent_note(p);
+        }
         return;
     }
     if (snap_skip[p]) {
@@ -327,9 +396,13 @@ static void push_page(size_t p, int kind, section_t *sec)
         full = 0;
         put = put_entry(p, page, n, 0, sec);
     }
-    if (!put)   /* no room: readers drop the page; start again later */
+    if (!put) {   /* no room: readers drop the page; start again later */
         snap_ok[p] = 0;
-    else if (kind == COH_PUSH_FORK && !full)
+        unsent_note(p);
+        return;
+    }
+    unsent_clear(p);
+    if (kind == COH_PUSH_FORK && !full)
         snap_forked[p] = 0;
 }
 
@@ -341,9 +414,12 @@ static void push_wanted(int kind, section_t *sec)
     for (size_t k = 0; k < nwanted; k++) {
         size_t p = wanted[k];
         char *page = coh_page_rt(p);
-        if (!put_entry(p, page, 0, 1, sec))
+        if (!put_entry(p, page, 0, 1, sec)) {
+            unsent_note(p);
             continue;
+        }
         coh_want_spend(p);
+        unsent_clear(p);
         memcpy(snap + (p << DSM_PAGE_SHIFT), page, DSM_PAGE_SIZE);
         snap_ok[p] = 1;
         snap_skip[p] = 0;
@@ -376,8 +452,11 @@ static void push_arrivals(const unsigned char *const *arrivals,
             const unsigned char *body;
             size_t body_len;
             coh_wire_diff_next(push, &pos, &p, &body, &body_len);
-            if (!is_full(body, body_len) || named_build[p] != builds ||
-                named_by[p] != (uint16_t)src || coh.pages[p].home != src)
+            /* named at this build by its home alone, or by nobody (a
+             * change of an earlier epoch, sent where it is read) */
+            if (!is_full(body, body_len) ||
+                (named_build[p] == builds && named_by[p] != (uint16_t)src) ||
+                coh.pages[p].home != src)
                 continue;
             const char *page = (const char *)body + 4;
             if (!(coh_want_relay_spend(p) && put_entry(p, page, 0, 1, sec)))
@@ -489,6 +568,8 @@ size_t coh_push_build(const char *records, size_t records_len,
     nwanted = 0;
     for (named_t it = named_first(records, nrecords); named_next(&it);)
         push_page(it.page, kind, &sec);
+    /* wanted here, changed at an earlier build that did not send them */
+    unsent_each(kind == COH_PUSH_JOIN, defer_unsent);
     sec.cap = cap_all;
     push_wanted(kind, &sec);
     if (arrivals) {
@@ -501,8 +582,23 @@ size_t coh_push_build(const char *records, size_t records_len,
     return section_finish(&sec);
 }
 
-size_t coh_push_arrival(const char *records, uint32_t nrecords, char *out,
-                        size_t cap)
+/* The arrival being built (coh_push_arrival, arrival_take). */
+static section_t *arrival_sec;
+
+/* Page p, whole, into the arrival; 0 when there is no room.  Every
+ * thread of this node is in the barrier: the page is final unless
+ * another node wrote it in this epoch, which node 0 sees (its diffs of
+ * earlier epochs were acknowledged before their notices). */
+static int arrival_take(size_t p)
+{
+    if (!put_entry(p, coh_page_rt(p), 0, 1, arrival_sec))
+        return 0;
+    coh_want_spend(p);
+    return 1;
+}
+
+size_t coh_push_arrival(const char *records, uint32_t nrecords, int join,
+                        char *out, size_t cap)
 {
     if (!enabled || coh.rank == 0)
         return 0;
@@ -511,21 +607,24 @@ size_t coh_push_arrival(const char *records, uint32_t nrecords, char *out,
     if (cap < sizeof(coh_msg_diff_t))
         return 0;
     section_t sec = section_start(out, cap, sent_hashes, PUSH_MAX_PAGES);
+    arrival_sec = &sec;
     next_build();
+    /* a join pushes wherever a page is wanted: its departure rides the
+     * next fork, whose program point is not known yet */
     for (named_t it = named_first(records, nrecords); named_next(&it);) {
         size_t p = it.page;
         uint8_t flags = atomic_load(&coh.pages[p].flags);
         if (snap_seen[p] == builds ||
-            (flags & (PF_HOME | PF_SHARED)) != (PF_HOME | PF_SHARED) ||
-            !coh_want_wanted(p, 0))
+            (flags & (PF_HOME | PF_SHARED)) != (PF_HOME | PF_SHARED))
             continue;
         snap_seen[p] = builds;
-        /* every thread of this node is in the barrier: the page is final
-         * unless another node wrote it too, which node 0 sees */
-        if (!put_entry(p, coh_page_rt(p), 0, 1, &sec))
-            break;
-        coh_want_spend(p);
+        if (coh_want_wanted(p, join) && arrival_take(p))
+            unsent_clear(p);
+        else
+            unsent_note(p);
     }
+    unsent_each(join, arrival_take);
+    arrival_sec = NULL;
     COH_STAT_ADD(pushes_sent, sec.npages);
     return section_finish(&sec);
 }

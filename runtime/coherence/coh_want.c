@@ -22,20 +22,21 @@
  * again).  Wants are hints: a lost or late one costs a fetch, never a
  * wrong value.
  *
- * Program points: a want names where the reader's copy was last dropped
- * before the fetch: the label of the epoch the dropping acquire began
- * (coh_prefetch.c: a barrier's call site or a region's microtask, the
- * same on every node), as a 15-bit tag.  The home pushes the page only
- * at the barriers and forks with that label: the last change before the
- * read.  A page its home rewrites at every barrier but another node reads
- * after one of them only (a Krylov vector's boundary, written at each
+ * Program points: a want names where the reader reads the page: the
+ * label of the epoch it fetched the page in (coh_prefetch.c: a barrier's
+ * call site or a region's microtask, the same on every node), as a 15-bit
+ * tag.  The home pushes the page at the barriers and forks with that
+ * label only, once per change: a change made where the page is not wanted
+ * waits (coh_push.c, unsent) for the next build with the label.  A page
+ * its home rewrites at every barrier of a loop but another node reads
+ * after a different one (a Krylov vector's boundary, written at each
  * step of a Gram-Schmidt loop, read by the next product) was otherwise
  * sent whole at every barrier, all but one of them for nothing.  Each
  * page keeps two program points; a want at a third makes it wanted at
- * every barrier, as without labels, and so does a drop outside a labelled
- * acquire (a lock, a flush).  In the epochs between, a notice drops the
- * reader's copy, and the push at the right barrier fills it again
- * (coh_push.c: an invalid, registered copy takes a whole page as a
+ * every barrier, as without labels, and so does a copy last dropped
+ * outside a labelled acquire (a lock, a flush).  In the epochs between, a
+ * notice drops the reader's copy, and the push at the read point fills it
+ * again (coh_push.c: an invalid, registered copy takes a whole page as a
  * prefetched one).
  *
  * Layer: coherence.  coh_want_note: the fault handler (an atomic index,
@@ -65,7 +66,8 @@ _Static_assert(PENDING_MAX <= 0xffffu, "wanted ranges too long");
 
 static uint8_t *budget;                /* pushes left, per page */
 static uint16_t (*tags)[2];            /* where it is wanted, per page */
-static uint16_t *dropped_at;           /* reader: tag of the last drop */
+static uint16_t *dropped_at;           /* reader: tag of the last drop
+                                          (TAG_ANY: an unlabelled one) */
 static uint8_t *relay;                 /* node 0: forwards left, per page
                                           another home pushes */
 static uint32_t pending[PENDING_MAX];
@@ -130,7 +132,13 @@ void coh_want_note(size_t index)
                                            memory_order_relaxed);
     if (k < PENDING_MAX) {
         pending[k] = (uint32_t)index;
-        pending_tag[k] = dropped_at[index];
+        /* where the page is read: the running epoch's label; a copy never
+         * dropped by a labelled acquire (a lock's, a flush's) keeps its
+         * mark, wanted everywhere */
+        uint16_t at = dropped_at[index];
+        pending_tag[k] = at == TAG_EMPTY || at == TAG_ANY
+                             ? at
+                             : (uint16_t)tag_of(coh_prefetch_current());
     }
 }
 
@@ -234,6 +242,11 @@ int coh_want_wanted(size_t index, int any_point)
     /* the push at this build reaches the epoch the pending label begins */
     uint32_t now = tag_of(coh_prefetch_pending());
     return now == TAG_ANY || s[0] == now || s[1] == now;
+}
+
+int coh_want_any(size_t index)
+{
+    return budget && budget[index] != 0;
 }
 
 int coh_want_spend(size_t index)
