@@ -18,11 +18,13 @@
 static dsm_cxx_program_t program_state;
 
 void __dsm_cxx_install_terminate(void);     /* cxx_terminate.cpp */
+void __dsm_cxx_prepare_locale(void);        /* cxx_locale.cpp */
 
 static void start_cxx_program(void)
 {
     __dsm_cxx_start(&program_state);
     __dsm_cxx_install_terminate();
+    __dsm_cxx_prepare_locale();
 }
 
 __attribute__((used, section(".init_array.00100")))
