@@ -207,6 +207,8 @@ dsm_status_t dsm_config_load(void)
     config.named_locks = (unsigned)v;
     if (env_int("DSM_PUSH_UPDATES", 0, 1, 1, &v)) return DSM_ERR_INVALID;
     config.push_updates = (int)v;
+    if (env_int("DSM_LINE_OUTPUT", 0, 1, 1, &v)) return DSM_ERR_INVALID;
+    config.line_output = (int)v;
 
     s = getenv("DSM_RENDEZVOUS");
     if (s && *s) {

@@ -62,6 +62,7 @@ typedef struct dsm_config {
     int named_lock_hash_bits;      /* DSM_NAMED_LOCK_HASH_BITS: 64 (testing) */
     unsigned named_locks;          /* DSM_NAMED_LOCKS: per manager */
     int push_updates;              /* DSM_PUSH_UPDATES: 1 */
+    int line_output;               /* DSM_LINE_OUTPUT: 1 */
 } dsm_config_t;
 
 #define DSM_DEFAULT_REGION_BASE ((uintptr_t)0x200000000000ull)

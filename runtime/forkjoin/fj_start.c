@@ -13,8 +13,10 @@
  * the process's main thread; fj_early_heap, once before it, from the
  * program's first constructor, on the same thread.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base_config.h"
 #include "base_log.h"
@@ -134,10 +136,22 @@ static void join_job(void)
         dsm_fatal("cannot set up the alternate signal stack");
 }
 
+/* With several nodes, every node's standard output leaves by lines
+ * (DSM_LINE_OUTPUT): a pipe or a file is otherwise written when a node's
+ * buffer fills or the node exits, so what a program prints in order (an
+ * ordered loop, a critical section, a region then serial code) came out
+ * grouped by node.  A terminal is line-buffered already. */
+static void output_by_lines(const dsm_config_t *cfg)
+{
+    if (cfg->line_output && cfg->size > 1 && !isatty(STDOUT_FILENO))
+        setvbuf(stdout, NULL, _IOLBF, BUFSIZ);
+}
+
 void fj_main(fj_main_t main_fn, int argc, char **argv, char **envp)
 {
     load_config();
     const dsm_config_t *cfg = dsm_config();
+    output_by_lines(cfg);
     fj.rank = cfg->rank;
     fj.size = cfg->size;
     fj.threads = cfg->threads;

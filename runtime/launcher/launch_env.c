@@ -13,7 +13,7 @@
 
 extern char **environ;
 
-enum { ENV_SET_MAX = 10 };  /* variables dsmrun sets */
+enum { ENV_SET_MAX = 11 };  /* variables dsmrun sets */
 
 /* Names dsmrun always replaces (UCX_POSIX_DIR and UCX_NET_DEVICES only
  * when it sets them). */
@@ -76,6 +76,13 @@ dsm_status_t dsm_launch_env_build(const dsm_launch_env_values_t *values,
     snprintf(activity_text, sizeof activity_text, "%06d",
              values->activity_fd >= 0 ? values->activity_fd : -1);
     set[set_count++] = (setting_t){"DSM_ACTIVITY_FD", activity_text};
+    /* with several nodes, gfortran's standard output by records, as C's
+     * by lines (DSM_LINE_OUTPUT, fj_start.c), unless the user chose */
+    const char *lines = getenv("DSM_LINE_OUTPUT");
+    if (values->size > 1 && !(lines && strcmp(lines, "0") == 0) &&
+        !getenv("GFORTRAN_UNBUFFERED_PRECONNECTED"))
+        set[set_count++] =
+            (setting_t){"GFORTRAN_UNBUFFERED_PRECONNECTED", "y"};
     if (values->ucx_net_devices) {
         size_t len = strlen(values->ucx_net_devices);
         if (len > DSM_LAUNCH_NET_DEVICES_WIDTH)
