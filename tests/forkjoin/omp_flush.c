@@ -8,7 +8,10 @@
  *                producer is the last thread, so the block's pages move
  *                their home to its node.  The consumer waits with a flush
  *                after its loop (the specification's form), with a flush
- *                only before each read of the flag (the common form), and
+ *                only before each read of the flag (the common form: a
+ *                data race by the specification; only that the wait ends
+ *                is checked, its data may be stale when the consumer's
+ *                node homes the flag: usage.md, "Flush and atomics"), and
  *                with relaxed and seq_cst atomic reads and writes of the
  *                flag;
  *   chain        thread i waits for thread i-1 only, then must see what
@@ -262,7 +265,8 @@ int main(void)
         }
     CHECK_EQ_LONG(flag, nth > 1 ? 4 * ROUNDS : 0);
     for (int f = 0; f < 4; f++)
-        CHECK_EQ_LONG(stale[f], 0);
+        if (f != FLUSH_BEFORE)
+            CHECK_EQ_LONG(stale[f], 0);
     CHECK_EQ_LONG(wrong, 0);
     CHECK(diff == 0);
     RESULT("pingpong and producer rounds: flag %d", flag);
