@@ -54,8 +54,8 @@ char *__wrap_strndup(const char *s, size_t n)
 
 /* As the C library's: reads up to and including delim into *line, grown
  * as needed (with the program's realloc), terminated by a null byte;
- * returns the bytes read, or -1 at the end of the file with nothing read
- * or on an error (errno set, the stream's error flag too). */
+ * returns the bytes read, or -1 when the end of the file or an error came
+ * before any byte (the stream's flags say which). */
 ssize_t __wrap_getdelim(char **line, size_t *cap, int delim, FILE *stream)
 {
     if (!line || !cap || !stream) {
@@ -77,7 +77,7 @@ ssize_t __wrap_getdelim(char **line, size_t *cap, int delim, FILE *stream)
     for (;;) {
         int c = getc_unlocked(stream);
         if (c == EOF) {
-            result = len && !ferror_unlocked(stream) ? (ssize_t)len : -1;
+            result = len ? (ssize_t)len : -1;   /* as libc, error or not */
             break;
         }
         if (len + 2 > *cap) {   /* this byte and the null byte */

@@ -609,8 +609,12 @@ size_t coh_push_arrival(const char *records, uint32_t nrecords, int join,
     section_t sec = section_start(out, cap, sent_hashes, PUSH_MAX_PAGES);
     arrival_sec = &sec;
     next_build();
-    /* a join pushes wherever a page is wanted: its departure rides the
-     * next fork, whose program point is not known yet */
+    /* a join pushes a changed page wherever it is wanted: its departure
+     * rides the next fork, whose program point is not known yet.  An
+     * eager page is named at every release, changed or not: changed when
+     * its last release found it so (eager_idle 0); unchanged, it goes
+     * where it is wanted at this build's program point only, as its
+     * readers' copies are dropped by the notice otherwise */
     for (named_t it = named_first(records, nrecords); named_next(&it);) {
         size_t p = it.page;
         uint8_t flags = atomic_load(&coh.pages[p].flags);
@@ -618,9 +622,10 @@ size_t coh_push_arrival(const char *records, uint32_t nrecords, int join,
             (flags & (PF_HOME | PF_SHARED)) != (PF_HOME | PF_SHARED))
             continue;
         snap_seen[p] = builds;
-        if (coh_want_wanted(p, join) && arrival_take(p))
+        int changed = !(flags & PF_EAGER) || coh.pages[p].eager_idle == 0;
+        if (coh_want_wanted(p, join && changed) && arrival_take(p))
             unsent_clear(p);
-        else
+        else if (changed)
             unsent_note(p);
     }
     unsent_each(join, arrival_take);
