@@ -21,7 +21,10 @@
  *   OMP_NESTED        true: as many active levels as supported (unless
  *                     OMP_MAX_ACTIVE_LEVELS says); false: 1
  *   OMP_STACKSIZE     size[B|K|M|G] (K when no unit) of each worker's
- *                     sharable stack; default 4M
+ *                     sharable stack; default 8M (libgomp's threads get
+ *                     the usual 8 MiB stack limit, and libomp passes it
+ *                     on to its workers: programs with a few MiB of
+ *                     private arrays per thread run there)
  *   OMP_WAIT_POLICY   active: spin longer before sleeping (and idle nodes
  *                     poll for the next region for 200 ms); passive: sleep
  *                     at once; default: a short spin, and 1 ms of polling
@@ -48,7 +51,7 @@
 #include "base_log.h"
 #include "fj_internal.h"
 
-#define DEFAULT_WORKER_STACK ((size_t)4 << 20)
+#define DEFAULT_WORKER_STACK ((size_t)8 << 20)
 #define SPIN_DEFAULT 1000
 #define SPIN_ACTIVE  200000
 #define MAIL_POLL_DEFAULT_NS 1000000ull

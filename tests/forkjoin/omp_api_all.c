@@ -367,8 +367,8 @@ static void kmp_extensions(void)
     kmp_free(q);
     kmp_free(a);
 #ifndef OMP_CHECK_LIBOMP
-    CHECK_EQ_LONG(kmp_get_stacksize_s(), 4 << 20);   /* OMP_STACKSIZE */
-    CHECK_EQ_LONG(kmp_get_stacksize(), 4 << 20);
+    CHECK_EQ_LONG(kmp_get_stacksize_s(), 8 << 20);   /* OMP_STACKSIZE */
+    CHECK_EQ_LONG(kmp_get_stacksize(), 8 << 20);
     kmp_set_stacksize_s(1 << 20);      /* smaller than the stacks: fine */
     kmp_set_stacksize(4 << 20);
     int blocktime = kmp_get_blocktime();
