@@ -260,11 +260,12 @@ static void unsent_note(size_t p)
 /* Its change went out (a diff or the whole page). */
 static void unsent_clear(size_t p) { unsent[p] = 0; }
 
-/* Calls take(p) for each unsent page not looked at in this build, still
- * homed and shared here and wanted at this build's program point (or
- * anywhere: any_point); forgets those taken (take returns 1), those
+/* Calls take(p, ctx) for each unsent page not looked at in this build,
+ * still homed and shared here and wanted at this build's program point
+ * (or anywhere: any_point); forgets those taken (take returns 1), those
  * nobody wants any more and those no longer homed here. */
-static void unsent_each(int any_point, int (*take)(size_t))
+static void unsent_each(int any_point, int (*take)(size_t, void *),
+                        void *ctx)
 {
     uint32_t kept = 0;
     for (uint32_t k = 0; k < nunsent; k++) {
@@ -276,7 +277,7 @@ static void unsent_each(int any_point, int (*take)(size_t))
             continue;
         }
         if (snap_seen[p] != builds && coh_want_wanted(p, any_point) &&
-            take(p)) {
+            take(p, ctx)) {
             snap_seen[p] = builds;
             unsent[p] = 0;
             continue;
@@ -291,24 +292,24 @@ static void unsent_each(int any_point, int (*take)(size_t))
  * wherever it is wanted: the readers drop their copies when the next
  * fork carries this departure, at that fork's program point, which node
  * 0 does not know yet. */
-static int defer_wanted(size_t p, int kind)
+/* Into this build's wanted pages, if there is room (also unsent_each's
+ * take on node 0). */
+static int defer_whole(size_t p, void *unused)
 {
-    if (nwanted == WANTED_MAX || !coh_want_wanted(p, kind == COH_PUSH_JOIN)) {
-        unsent_note(p);
+    (void)unused;
+    if (nwanted == WANTED_MAX)
         return 0;
-    }
     wanted[nwanted++] = (uint32_t)p;
     snap_ok[p] = 0;   /* until it is sent */
     return 1;
 }
 
-/* unsent_each's take on node 0: into this build's wanted pages. */
-static int defer_unsent(size_t p)
+static int defer_wanted(size_t p, int kind)
 {
-    if (nwanted == WANTED_MAX)
+    if (!coh_want_wanted(p, kind == COH_PUSH_JOIN) || !defer_whole(p, NULL)) {
+        unsent_note(p);
         return 0;
-    wanted[nwanted++] = (uint32_t)p;
-    snap_ok[p] = 0;   /* until it is sent */
+    }
     return 1;
 }
 
@@ -569,7 +570,7 @@ size_t coh_push_build(const char *records, size_t records_len,
     for (named_t it = named_first(records, nrecords); named_next(&it);)
         push_page(it.page, kind, &sec);
     /* wanted here, changed at an earlier build that did not send them */
-    unsent_each(kind == COH_PUSH_JOIN, defer_unsent);
+    unsent_each(kind == COH_PUSH_JOIN, defer_whole, NULL);
     sec.cap = cap_all;
     push_wanted(kind, &sec);
     if (arrivals) {
@@ -582,16 +583,13 @@ size_t coh_push_build(const char *records, size_t records_len,
     return section_finish(&sec);
 }
 
-/* The arrival being built (coh_push_arrival, arrival_take). */
-static section_t *arrival_sec;
-
-/* Page p, whole, into the arrival; 0 when there is no room.  Every
- * thread of this node is in the barrier: the page is final unless
- * another node wrote it in this epoch, which node 0 sees (its diffs of
- * earlier epochs were acknowledged before their notices). */
-static int arrival_take(size_t p)
+/* Page p, whole, into the arrival being built (sec); 0 when there is no
+ * room.  Every thread of this node is in the barrier: the page is final
+ * unless another node wrote it in this epoch, which node 0 sees (its
+ * diffs of earlier epochs were acknowledged before their notices). */
+static int arrival_take(size_t p, void *sec)
 {
-    if (!put_entry(p, coh_page_rt(p), 0, 1, arrival_sec))
+    if (!put_entry(p, coh_page_rt(p), 0, 1, sec))
         return 0;
     coh_want_spend(p);
     return 1;
@@ -607,7 +605,6 @@ size_t coh_push_arrival(const char *records, uint32_t nrecords, int join,
     if (cap < sizeof(coh_msg_diff_t))
         return 0;
     section_t sec = section_start(out, cap, sent_hashes, PUSH_MAX_PAGES);
-    arrival_sec = &sec;
     next_build();
     /* a join pushes a changed page wherever it is wanted: its departure
      * rides the next fork, whose program point is not known yet.  An
@@ -623,13 +620,12 @@ size_t coh_push_arrival(const char *records, uint32_t nrecords, int join,
             continue;
         snap_seen[p] = builds;
         int changed = !(flags & PF_EAGER) || coh.pages[p].eager_idle == 0;
-        if (coh_want_wanted(p, join && changed) && arrival_take(p))
+        if (coh_want_wanted(p, join && changed) && arrival_take(p, &sec))
             unsent_clear(p);
         else if (changed)
             unsent_note(p);
     }
-    unsent_each(join, arrival_take);
-    arrival_sec = NULL;
+    unsent_each(join, arrival_take, &sec);
     COH_STAT_ADD(pushes_sent, sec.npages);
     return section_finish(&sec);
 }
